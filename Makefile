@@ -1,0 +1,41 @@
+# Drainpipe build, test and demo entry points. `make help` lists them.
+GO        ?= go
+DIST      ?= dist
+LDFLAGS   := -s -w
+SANDBOX_BUILD := test/sandbox/build/build.sh
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
+
+.PHONY: help build build-local test test-short lint sandbox-build sandbox-up sandbox-down bench demo synth fuzz clean
+
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## the Lambda bootstrap (linux/arm64, static, stripped) and its zip in dist/
+	@mkdir -p $(DIST)
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/bootstrap ./lambda
+	$(GO) run ./tools/mkzip $(DIST)/drainpipe.zip $(DIST)/bootstrap
+	@ls -l $(DIST)/bootstrap $(DIST)/drainpipe.zip
+
+build-local: ## the bootstrap for this machine (used by the end-to-end tests)
+	@mkdir -p $(DIST)/local
+	CGO_ENABLED=0 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/local/bootstrap ./lambda
+
+test: sandbox-build ## everything: unit, sandbox, end-to-end and CDK tests
+	$(GO) test -count=1 ./...
+	cd infra && $(GO) test -count=1 ./...
+
+test-short: ## unit tests only (seconds; no sandbox, no CDK)
+	$(GO) test -short ./...
+
+lint: ## gofmt check and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+sandbox-build: ## build (or reuse) the sandbox binaries in the user cache
+	$(SANDBOX_BUILD)
+
+fuzz: ## run the event parser fuzzer for 60 s
+	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
+
+clean:
+	rm -rf $(DIST) cdk.out

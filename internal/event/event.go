@@ -1,0 +1,44 @@
+// Package event turns SQS message bodies (EventBridge envelopes, Auto Scaling
+// lifecycle notifications, SNS wrappers) into typed interruptions. It does no
+// I/O: bytes in, an Interruption or a classified reason out.
+package event
+
+import "time"
+
+// Kind names why an instance is going away.
+type Kind string
+
+// The kinds Drainpipe acts on. Their string values are part of the CLI's and
+// the logs' output and of the configuration's environment variable values.
+const (
+	KindSpotInterruption        Kind = "spot-interruption"
+	KindRebalanceRecommendation Kind = "rebalance-recommendation"
+	KindStateChange             Kind = "state-change"
+	KindScheduledChange         Kind = "scheduled-change"
+	KindASGLifecycle            Kind = "asg-lifecycle"
+)
+
+// Lifecycle identifies one Auto Scaling lifecycle action that must be
+// heartbeated and completed.
+type Lifecycle struct {
+	ASG        string `json:"asg"`
+	Hook       string `json:"hook"`
+	Token      string `json:"token"`
+	Transition string `json:"-"`
+	InstanceID string `json:"-"`
+}
+
+// Interruption is one typed notice that instances are going away.
+type Interruption struct {
+	Kind      Kind
+	Instances []string
+	EventID   string
+	Time      time.Time // when AWS emitted the event
+	Deadline  time.Time // when the instance goes; zero when unknown
+	Account   string
+	Region    string
+	// State is the EC2 state for state-change events (e.g. "stopping").
+	State string
+	// Lifecycle is set for KindASGLifecycle only.
+	Lifecycle *Lifecycle
+}
