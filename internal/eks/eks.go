@@ -1,0 +1,2 @@
+// Package eks authenticates to EKS clusters and builds their clients.
+package eks

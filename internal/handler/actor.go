@@ -1,0 +1,44 @@
+package handler
+
+import (
+	"context"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// Task is the work for one instance in one SQS batch: one instance is handled
+// once per batch, with the strongest action any of its messages asked for.
+type Task struct {
+	InstanceID string
+	Action     policy.Action
+	// Interruptions are every interruption in the batch naming this
+	// instance; every lifecycle hook among them must be completed.
+	Interruptions []event.Interruption
+	// ReceiveCount is the highest ApproximateReceiveCount among the
+	// records behind this task (1 on first delivery).
+	ReceiveCount int
+}
+
+// Status is how a task ended.
+type Status int
+
+// Task statuses. A record's outcome is its worst task's: Retry beats Done
+// beats Ignored.
+const (
+	StatusDone Status = iota
+	StatusIgnored
+	StatusRetry
+)
+
+// Result is a task's outcome with a reason for the log.
+type Result struct {
+	Status Status
+	Reason string
+	Node   string // the node acted on, when one was found
+}
+
+// Actor carries out tasks. The dry-run actor logs; the pipeline acts.
+type Actor interface {
+	Act(ctx context.Context, t Task) Result
+}

@@ -1,0 +1,2 @@
+// Package lifecycle heartbeats and completes Auto Scaling lifecycle actions.
+package lifecycle
