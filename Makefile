@@ -5,7 +5,7 @@ LDFLAGS   := -s -w
 SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
-.PHONY: help build build-local test test-short lint sandbox-build sandbox-up sandbox-down bench demo synth fuzz clean
+.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench demo synth fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -24,6 +24,9 @@ test: sandbox-build ## everything: unit, sandbox, end-to-end and CDK tests
 	$(GO) test -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
+budgets: sandbox-build ## measure (never assert) the bootstrap's size, start, memory and cordon latency budgets
+	DRAINPIPE_BUDGETS=1 $(GO) test -count=1 -v -run 'Budget' ./test/e2e/
+
 test-short: ## unit tests only (seconds; no sandbox, no CDK)
 	$(GO) test -short ./...
 
@@ -33,6 +36,12 @@ lint: ## gofmt check and go vet
 
 sandbox-build: ## build (or reuse) the sandbox binaries in the user cache
 	$(SANDBOX_BUILD)
+
+sandbox-up: sandbox-build ## start a local control plane on 127.0.0.1 and print its kubeconfig path
+	$(GO) run ./test/sandbox/cmd/sandbox up
+
+sandbox-down: ## stop the control plane started by sandbox-up (by its PIDs)
+	$(GO) run ./test/sandbox/cmd/sandbox down
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s

@@ -1,13 +1,20 @@
 // Package drain cordons, taints and drains Kubernetes nodes. It is the only
 // package that touches pods.
+//
+// A Run is resumable: it reads everything it needs from the cluster, so
+// calling it again on a half-drained node continues where the last call
+// stopped, and on a drained node it sends no write at all.
 package drain
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -22,49 +29,97 @@ type Request struct {
 	Evict    bool
 }
 
+func (r Request) validate() error {
+	if r.Node == "" {
+		return errors.New("validating request: empty node name")
+	}
+	if msgs := validation.IsValidLabelValue(r.Kind); len(msgs) > 0 {
+		return fmt.Errorf("validating request: kind %q is not a valid taint value: %s", r.Kind, msgs[0])
+	}
+	return nil
+}
+
 // Skipped is a pod left alone, with why.
 type Skipped struct {
 	Pod    string `json:"pod"`
 	Reason string `json:"reason"`
 }
 
-// Report says what a Run did. Pods are named namespace/name.
+// Report says what a Run did. Pods are named namespace/name; every list is
+// sorted.
 type Report struct {
-	Node         string
-	Evicted      []string
-	BlockedByPDB []string
-	Terminating  []string // evicted but not yet gone when Run stopped
-	Skipped      []Skipped
-	Elapsed      time.Duration
+	Node         string        `json:"node"`
+	Evicted      []string      `json:"evicted,omitempty"`
+	BlockedByPDB []string      `json:"blocked_by_pdb,omitempty"`
+	Terminating  []string      `json:"terminating,omitempty"` // evicted (now or earlier) but not yet gone when Run stopped
+	Pending      []string      `json:"pending,omitempty"`     // a later wave not started when Run stopped
+	Failed       []Skipped     `json:"failed,omitempty"`      // eviction refused for a reason retrying cannot fix
+	Skipped      []Skipped     `json:"skipped,omitempty"`
+	Elapsed      time.Duration `json:"elapsed"`
 	// Done is true when the node is cordoned and, for an evicting request,
 	// no pod is left to evict or to wait for.
-	Done bool
+	Done bool `json:"done"`
 }
 
-// Config tunes the drainer.
-type Config struct {
-	Concurrency    int
-	TaintEffect    string
-	ExcludeFromLB  bool
-	EvictUnmanaged bool
-	SafetyMargin   time.Duration
-}
-
-// Drainer drains nodes of one cluster.
+// Drainer drains nodes of one cluster. It is safe for concurrent Runs on
+// different nodes.
 type Drainer struct {
 	client kubernetes.Interface
 	cfg    Config
 	log    *slog.Logger
+	now    func() time.Time
+
+	emitMu sync.Mutex // serialises Config.OnEvent calls
 }
 
-// New returns a Drainer using client.
+// New returns a Drainer using client. Zero numeric fields of cfg take their
+// defaults; a nil log discards.
 func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Drainer {
-	return &Drainer{client: client, cfg: cfg, log: log}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Drainer{client: client, cfg: cfg.withDefaults(), log: log, now: time.Now}
 }
 
 // Run cordons the node and, for an evicting request, evicts its pods and
-// waits for them to go. It stops when ctx ends, returning a report with
-// Done false (not an error): the caller resumes by calling Run again.
+// waits for them to go. It stops when ctx ends or the request's deadline
+// passes, returning a report with Done false (not an error): the caller
+// resumes by calling Run again. Errors are for what stops a drain outright:
+// an invalid request or configuration, or a node that cannot be read,
+// cordoned or listed.
 func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
-	return Report{}, errors.New("drain: not implemented yet")
+	start := d.now()
+	rep := Report{Node: req.Node}
+	if err := req.validate(); err != nil {
+		return rep, err
+	}
+	if err := d.cfg.validate(); err != nil {
+		return rep, err
+	}
+	log := d.log.With(slog.String("node", req.Node), slog.String("event_id", req.EventID))
+	if err := d.cordon(ctx, req, log); err != nil {
+		return rep, fmt.Errorf("cordoning %s: %w", req.Node, err)
+	}
+	if !req.Evict {
+		rep.Done = true
+		rep.Elapsed = d.now().Sub(start)
+		return rep, nil
+	}
+	r, err := d.newRun(ctx, req, log)
+	if err != nil {
+		return rep, err
+	}
+	r.drain(ctx)
+	rep = r.report()
+	rep.Elapsed = d.now().Sub(start)
+	log.Info("drain stopped",
+		slog.Bool("done", rep.Done),
+		slog.Int("evicted", len(rep.Evicted)),
+		slog.Int("blocked_by_pdb", len(rep.BlockedByPDB)),
+		slog.Int("terminating", len(rep.Terminating)),
+		slog.Int("pending", len(rep.Pending)),
+		slog.Int("failed", len(rep.Failed)),
+		slog.Int("skipped", len(rep.Skipped)),
+		slog.Int64("elapsed_ms", rep.Elapsed.Milliseconds()))
+	return rep, nil
 }

@@ -3,7 +3,10 @@
 // I/O: bytes in, an Interruption or a classified reason out.
 package event
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Kind names why an instance is going away.
 type Kind string
@@ -18,6 +21,11 @@ const (
 	KindASGLifecycle            Kind = "asg-lifecycle"
 )
 
+// Kinds lists every kind, in a stable order.
+func Kinds() []Kind {
+	return []Kind{KindSpotInterruption, KindRebalanceRecommendation, KindStateChange, KindScheduledChange, KindASGLifecycle}
+}
+
 // Lifecycle identifies one Auto Scaling lifecycle action that must be
 // heartbeated and completed.
 type Lifecycle struct {
@@ -26,6 +34,17 @@ type Lifecycle struct {
 	Token      string `json:"token"`
 	Transition string `json:"-"`
 	InstanceID string `json:"-"`
+}
+
+// LogValue keeps the action token out of logs: whoever holds it can
+// complete the action.
+func (l Lifecycle) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("asg", l.ASG),
+		slog.String("hook", l.Hook),
+		slog.String("instance_id", l.InstanceID),
+		slog.String("token", "REDACTED"),
+	)
 }
 
 // Interruption is one typed notice that instances are going away.
@@ -41,4 +60,7 @@ type Interruption struct {
 	State string
 	// Lifecycle is set for KindASGLifecycle only.
 	Lifecycle *Lifecycle
+	// Summary is a short human description of the notice for logs and
+	// the CLI (e.g. "spot instance-action terminate").
+	Summary string
 }

@@ -1,0 +1,76 @@
+// Command drainpipe is Drainpipe's command-line tool. `drainpipe explain`
+// shows what the function would make of SQS messages, offline.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitInput = 1 // an input could not be read, or the work failed
+	exitUsage = 2 // bad arguments or configuration
+)
+
+// cli is a command's window on the world, so tests can run commands as
+// functions.
+type cli struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// command is one subcommand.
+type command struct {
+	usage string
+	run   func(ctx context.Context, c cli, args []string) int
+}
+
+// commands lists the subcommands; add new ones here.
+func commands() map[string]command {
+	return map[string]command{
+		"explain": {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, cli{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, c cli, args []string) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(c.Stderr, cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(c.Stderr, "drainpipe: unknown command %q\n", args[0])
+		usage(c.Stderr, cmds)
+		return exitUsage
+	}
+	return cmd.run(ctx, c, args[1:])
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	var lines []string
+	for _, cmd := range cmds {
+		lines = append(lines, "  drainpipe "+cmd.usage)
+	}
+	slices.Sort(lines)
+	fmt.Fprintf(w, "usage:\n%s\n\nConfiguration comes from DRAINPIPE_* environment variables (see README).\n", strings.Join(lines, "\n"))
+}

@@ -1,0 +1,100 @@
+// Command infra is Drainpipe's CDK app: `npx cdk synth` and `npx cdk deploy`
+// at the repository root run it (see cdk.json). Props come from CDK context;
+// the README lists the keys.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/drainpipe/drainpipe/infra/stack"
+)
+
+func main() {
+	err := run()
+	jsii.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "drainpipe infra:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	root, err := projectRoot()
+	if err != nil {
+		return err
+	}
+	// The CLI passes its output directory relative to its own working
+	// directory (the one with cdk.json), but cdk.json runs the app from infra/.
+	outdir := os.Getenv("CDK_OUTDIR")
+	if outdir == "" {
+		outdir = "cdk.out"
+	}
+	if !filepath.IsAbs(outdir) {
+		outdir = filepath.Join(root, outdir)
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir)})
+	get := func(key string) any { return app.Node().TryGetContext(jsii.String(key)) }
+	warnUnknown(app.Node().GetAllContext(nil))
+	props, err := stack.FromContext(get)
+	if err != nil {
+		return err
+	}
+	// A relative asset directory is relative to the directory with cdk.json.
+	if !filepath.IsAbs(props.AssetDir) {
+		props.AssetDir = filepath.Join(root, props.AssetDir)
+	}
+	name := "Drainpipe"
+	if v, ok := get("stackName").(string); ok && v != "" {
+		name = v
+	}
+	if _, err := stack.New(app, name, props, nil); err != nil {
+		return err
+	}
+	if on, _ := strconv.ParseBool(fmt.Sprint(get("nag"))); on {
+		awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	}
+	app.Synth(nil)
+	return nil
+}
+
+// projectRoot walks up from the working directory to the one with cdk.json.
+func projectRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the project root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "cdk.json")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("finding the project root: no cdk.json above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// warnUnknown flags context keys that look like ours but are not read,
+// so a typo in cdk.json does not silently fall back to a default. CDK's own
+// keys contain ':' (feature flags, lookups) or start with "aws:".
+func warnUnknown(all any) {
+	ctx, _ := all.(map[string]any)
+	known := append(slices.Clone(stack.ContextKeys), "stackName", "nag", "cli-telemetry")
+	for _, k := range slices.Sorted(maps.Keys(ctx)) {
+		if !strings.Contains(k, ":") && !slices.Contains(known, k) {
+			fmt.Fprintf(os.Stderr, "drainpipe infra: warning: context key %q is not used (known keys: %s)\n", k, strings.Join(known, ", "))
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package stack
+
+import (
+	"slices"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseks"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// newAccess gives the function's role Kubernetes group `drainpipe` on each
+// cluster through an EKS access entry (clusters in API or API_AND_CONFIG_MAP
+// mode), and optionally creates the role Auto Scaling needs to notify the
+// queue directly.
+func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) {
+	for _, c := range p.Clusters {
+		if slices.Contains(p.AWSAuthClusters, c) {
+			continue // mapped in aws-auth by hand; see the README
+		}
+		awseks.NewCfnAccessEntry(s, jsii.String("AccessEntry-"+c), &awseks.CfnAccessEntryProps{
+			ClusterName:      jsii.String(c),
+			PrincipalArn:     role.RoleArn(),
+			Type:             jsii.String("STANDARD"),
+			KubernetesGroups: jsii.Strings(accessGroup),
+		})
+	}
+	if !p.ASGNotificationRole {
+		return
+	}
+	notify := awsiam.NewRole(s, jsii.String("LifecycleNotificationRole"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("autoscaling.amazonaws.com"), nil),
+		Description: jsii.String("Lets Auto Scaling lifecycle hooks send their notifications to the Drainpipe queue"),
+	})
+	// The same two actions the AWS-managed AutoScalingNotificationAccessRole
+	// grants for SQS, on this queue only.
+	notify.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("sqs:SendMessage", "sqs:GetQueueUrl"),
+		Resources: &[]*string{queue.QueueArn()},
+	}))
+	awscdk.NewCfnOutput(s, jsii.String("LifecycleNotificationRoleArn"), &awscdk.CfnOutputProps{
+		Value:       notify.RoleArn(),
+		Description: jsii.String("RoleARN for lifecycle hooks whose NotificationTargetARN is the queue"),
+	})
+}

@@ -1,0 +1,52 @@
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// newAlarms watches the three ways Drainpipe can fail quietly: messages
+// given up on (dead-letter queue), invocations that crash or time out, and a
+// queue that is not being drained.
+func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Function) {
+	minute := awscdk.Duration_Minutes(jsii.Number(1))
+	alarms := []awscloudwatch.Alarm{
+		dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: minute, Statistic: jsii.String("Maximum")}).
+			CreateAlarm(s, jsii.String("DeadLetterAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription:   jsii.String("Drainpipe gave up on a message (or EventBridge could not deliver one): see the dead-letter queue"),
+				Threshold:          jsii.Number(0),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+				EvaluationPeriods:  jsii.Number(1),
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}),
+		fn.MetricErrors(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5)), Statistic: jsii.String("Sum")}).
+			CreateAlarm(s, jsii.String("ErrorsAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription:   jsii.String("The Drainpipe function failed whole invocations (crash, timeout or out of memory)"),
+				Threshold:          jsii.Number(float64(p.AlarmErrors)),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				EvaluationPeriods:  jsii.Number(1),
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}),
+		queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: minute, Statistic: jsii.String("Maximum")}).
+			CreateAlarm(s, jsii.String("OldestMessageAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription:   jsii.String("Drainpipe's queue is not being drained: its oldest message is too old"),
+				Threshold:          jsii.Number(p.AlarmOldestMessageAge.Seconds()),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				EvaluationPeriods:  jsii.Number(1),
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}),
+	}
+	if p.AlarmTopicARN == "" {
+		return
+	}
+	topic := awssns.Topic_FromTopicArn(s, jsii.String("AlarmTopic"), jsii.String(p.AlarmTopicARN))
+	for _, a := range alarms {
+		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(topic))
+		a.AddOkAction(awscloudwatchactions.NewSnsAction(topic))
+	}
+}

@@ -1,0 +1,182 @@
+package stack
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ContextKeys lists every CDK context key FromContext reads, for docs and
+// for catching typos in cdk.json.
+var ContextKeys = []string{
+	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix",
+	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
+	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
+	"maxConcurrency", "maxReceiveCount", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
+	"alarmTopicArn", "asgNotificationRole",
+}
+
+// FromContext builds Props from CDK context. get returns a key's value or
+// nil: values from cdk.json arrive as JSON types, values from `-c key=value`
+// as strings, so each reader accepts both. The result is not validated.
+func FromContext(get func(key string) any) (Props, error) {
+	p := Defaults()
+	r := reader{get: get}
+	r.str("assetDir", &p.AssetDir)
+	r.list("clusters", &p.Clusters)
+	r.list("awsAuthClusters", &p.AWSAuthClusters)
+	r.list("asgNames", &p.ASGNames)
+	r.str("asgNamePrefix", &p.ASGNamePrefix)
+	r.str("actionSpot", &p.Actions.Spot)
+	r.str("actionRebalance", &p.Actions.Rebalance)
+	r.str("actionStateChange", &p.Actions.StateChange)
+	r.str("actionScheduledChange", &p.Actions.ScheduledChange)
+	r.str("actionAsgLifecycle", &p.Actions.ASGLifecycle)
+	r.boolean("dryRun", &p.DryRun)
+	r.str("requiredTag", &p.RequiredTag)
+	r.object("env", &p.Env)
+	r.integer("memorySize", &p.MemoryMB)
+	r.seconds("timeoutSeconds", &p.Timeout)
+	r.integer("batchSize", &p.BatchSize)
+	r.seconds("batchWindowSeconds", &p.BatchWindow)
+	r.integer("maxConcurrency", &p.MaxConcurrency)
+	r.integer("maxReceiveCount", &p.MaxReceiveCount)
+	r.integer("logRetentionDays", &p.LogRetention)
+	r.seconds("alarmOldestMessageAgeSeconds", &p.AlarmOldestMessageAge)
+	r.integer("alarmErrors", &p.AlarmErrors)
+	r.str("alarmTopicArn", &p.AlarmTopicARN)
+	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
+	return p, errors.Join(r.errs...)
+}
+
+// reader decodes context values, collecting errors rather than stopping at
+// the first.
+type reader struct {
+	get  func(string) any
+	errs []error
+}
+
+func (r *reader) fail(key string, v any, want string) {
+	r.errs = append(r.errs, fmt.Errorf("context %s: %v is not %s", key, v, want))
+}
+
+func (r *reader) str(key string, dst *string) {
+	switch v := r.get(key).(type) {
+	case nil:
+	case string:
+		*dst = strings.TrimSpace(v)
+	default:
+		r.fail(key, v, "a string")
+	}
+}
+
+// list accepts a JSON array of strings or a comma-separated string.
+func (r *reader) list(key string, dst *[]string) {
+	var out []string
+	switch v := r.get(key).(type) {
+	case nil:
+		return
+	case string:
+		if strings.HasPrefix(strings.TrimSpace(v), "[") {
+			if err := json.Unmarshal([]byte(v), &out); err != nil {
+				r.fail(key, v, "a JSON array of strings")
+				return
+			}
+			break
+		}
+		out = strings.Split(v, ",")
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				r.fail(key, v, "a list of strings")
+				return
+			}
+			out = append(out, s)
+		}
+	default:
+		r.fail(key, v, "a list of strings")
+		return
+	}
+	*dst = (*dst)[:0]
+	for _, s := range out {
+		if s = strings.TrimSpace(s); s != "" {
+			*dst = append(*dst, s)
+		}
+	}
+}
+
+func (r *reader) boolean(key string, dst *bool) {
+	switch v := r.get(key).(type) {
+	case nil:
+	case bool:
+		*dst = v
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			r.fail(key, v, "true or false")
+			return
+		}
+		*dst = b
+	default:
+		r.fail(key, v, "true or false")
+	}
+}
+
+// integer reports whether it set dst.
+func (r *reader) integer(key string, dst *int) bool {
+	switch v := r.get(key).(type) {
+	case nil:
+	case float64:
+		if v != float64(int(v)) {
+			r.fail(key, v, "a whole number")
+			return false
+		}
+		*dst = int(v)
+		return true
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			r.fail(key, v, "a whole number")
+			return false
+		}
+		*dst = n
+		return true
+	default:
+		r.fail(key, v, "a whole number")
+	}
+	return false
+}
+
+func (r *reader) seconds(key string, dst *time.Duration) {
+	var n int
+	if r.integer(key, &n) {
+		*dst = time.Duration(n) * time.Second
+	}
+}
+
+// object accepts a JSON object of strings, inline or as a string.
+func (r *reader) object(key string, dst *map[string]string) {
+	v := r.get(key)
+	if v == nil {
+		return
+	}
+	raw, ok := v.(string)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			r.fail(key, v, "an object of strings")
+			return
+		}
+		raw = string(b)
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		r.fail(key, v, "an object of strings")
+		return
+	}
+	*dst = m
+}

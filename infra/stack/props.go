@@ -1,0 +1,258 @@
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Props configures the stack. FromContext fills it from CDK context;
+// Defaults gives the values used for anything the context leaves out.
+type Props struct {
+	// AssetDir holds the Makefile-built `bootstrap` (dist/ by default).
+	AssetDir string
+	// Clusters are the EKS clusters whose nodes Drainpipe drains.
+	Clusters []string
+	// AWSAuthClusters are the Clusters still on the aws-auth ConfigMap: no
+	// access entry is created for them (see the README).
+	AWSAuthClusters []string
+	// ASGNames and ASGNamePrefix select the Auto Scaling groups whose
+	// terminate lifecycle actions are handled. Both empty: none are.
+	ASGNames      []string
+	ASGNamePrefix string
+	// Actions per kind; an empty field leaves the function's default.
+	Actions Actions
+	DryRun  bool
+	// RequiredTag is "key" or "key=value"; empty means every instance.
+	RequiredTag string
+	// Env holds extra DRAINPIPE_* variables passed through to the function.
+	Env map[string]string
+
+	MemoryMB        int
+	Timeout         time.Duration
+	BatchSize       int
+	BatchWindow     time.Duration
+	MaxConcurrency  int
+	MaxReceiveCount int
+	LogRetention    int // days; one of CloudWatch Logs' allowed values
+
+	AlarmOldestMessageAge time.Duration
+	AlarmErrors           int    // function errors in 5 minutes that raise the alarm
+	AlarmTopicARN         string // optional SNS topic for alarm and OK actions
+
+	// ASGNotificationRole creates a role Auto Scaling can assume to send
+	// lifecycle notifications straight to the queue.
+	ASGNotificationRole bool
+}
+
+// Actions holds the action per event kind: none, cordon or cordon-and-drain.
+type Actions struct {
+	Spot, Rebalance, StateChange, ScheduledChange, ASGLifecycle string
+}
+
+// Limits the stack derives from Props.
+const (
+	visibilityFactor = 6                   // AWS: queue visibility ≥ 6 × function timeout
+	queueRetention   = 4 * 24 * time.Hour  // main queue
+	dlqRetention     = 14 * 24 * time.Hour // SQS maximum; a DLQ keeps the original enqueue time
+	accessGroup      = "drainpipe"         // Kubernetes group bound by deploy/rbac.yaml
+)
+
+// Defaults returns the props used where the context is silent.
+func Defaults() Props {
+	return Props{
+		AssetDir:              "dist",
+		MemoryMB:              256,
+		Timeout:               5 * time.Minute,
+		BatchSize:             10,
+		MaxConcurrency:        10,
+		MaxReceiveCount:       5,
+		LogRetention:          30,
+		AlarmOldestMessageAge: 10 * time.Minute,
+		AlarmErrors:           1,
+	}
+}
+
+// Visibility is the queue's visibility timeout for these props.
+func (p Props) Visibility() time.Duration { return visibilityFactor * p.Timeout }
+
+var (
+	clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
+	envName     = regexp.MustCompile(`^DRAINPIPE_[A-Z0-9_]+$`)
+	tagKey      = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
+	topicARN    = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	actionNames = []string{"none", "cordon", "cordon-and-drain"}
+	retentions  = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+)
+
+// Validate reports every problem with p at once, so a user fixes their
+// context in one round.
+func (p Props) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if err := checkAsset(p.AssetDir); err != nil {
+		errs = append(errs, err)
+	}
+	if len(p.Clusters) == 0 {
+		bad("clusters: at least one EKS cluster name is needed")
+	}
+	for _, c := range p.Clusters {
+		if !clusterName.MatchString(c) {
+			bad("clusters: %q is not a valid EKS cluster name", c)
+		}
+	}
+	for _, c := range p.AWSAuthClusters {
+		if !slices.Contains(p.Clusters, c) {
+			bad("awsAuthClusters: %q is not one of clusters", c)
+		}
+	}
+	for _, n := range p.ASGNames {
+		if err := checkGroupName(n); err != nil {
+			bad("asgNames: %w", err)
+		}
+	}
+	if p.ASGNamePrefix != "" {
+		if err := checkGroupName(p.ASGNamePrefix); err != nil {
+			bad("asgNamePrefix: %w", err)
+		}
+	}
+	for key, a := range p.Actions.byEnv() {
+		if a != "" && !slices.Contains(actionNames, a) {
+			bad("%s: %q is not one of %s", key, a, strings.Join(actionNames, ", "))
+		}
+	}
+	if p.RequiredTag != "" {
+		key, _, _ := strings.Cut(p.RequiredTag, "=")
+		if !tagKey.MatchString(key) || strings.HasPrefix(key, "aws:") {
+			bad("requiredTag: %q is not key or key=value with a valid tag key", p.RequiredTag)
+		}
+	}
+	for k := range p.Env {
+		switch {
+		case !envName.MatchString(k):
+			bad("env: %q is not a DRAINPIPE_ variable name", k)
+		case k == "DRAINPIPE_KUBECONFIG":
+			bad("env: %s switches the function to local mode", k)
+		case reservedEnv(k):
+			bad("env: %s is set by the stack from its own context key", k)
+		}
+	}
+	if p.MemoryMB < 128 || p.MemoryMB > 10240 {
+		bad("memorySize: %d MB is outside 128–10240", p.MemoryMB)
+	}
+	if p.Timeout < 10*time.Second || p.Timeout > 15*time.Minute || p.Timeout%time.Second != 0 {
+		bad("timeoutSeconds: %s is not a whole number of seconds in 10–900", p.Timeout)
+	}
+	if p.BatchSize < 1 || p.BatchSize > 10000 {
+		bad("batchSize: %d is outside 1–10000", p.BatchSize)
+	}
+	if p.BatchWindow < 0 || p.BatchWindow > 5*time.Minute || p.BatchWindow%time.Second != 0 {
+		bad("batchWindowSeconds: %s is not a whole number of seconds in 0–300", p.BatchWindow)
+	}
+	if p.BatchSize > 10 && p.BatchWindow < time.Second {
+		bad("batchSize: more than 10 needs batchWindowSeconds of at least 1 (an SQS event source rule)")
+	}
+	if p.MaxConcurrency < 2 || p.MaxConcurrency > 1000 {
+		bad("maxConcurrency: %d is outside 2–1000", p.MaxConcurrency)
+	}
+	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
+		bad("maxReceiveCount: %d is outside 1–1000", p.MaxReceiveCount)
+	}
+	// Every attempt must fit in the retention, or a message being resumed
+	// by redelivery expires before its final attempt completes the hook.
+	if p.Timeout > 0 && time.Duration(p.MaxReceiveCount)*p.Visibility() > queueRetention {
+		bad("maxReceiveCount × visibility (%d × %s) exceeds the queue retention of %s",
+			p.MaxReceiveCount, p.Visibility(), queueRetention)
+	}
+	if !slices.Contains(retentions, p.LogRetention) {
+		bad("logRetentionDays: %d is not one of %v", p.LogRetention, retentions)
+	}
+	if p.AlarmOldestMessageAge < time.Minute || p.AlarmOldestMessageAge%time.Second != 0 {
+		bad("alarmOldestMessageAgeSeconds: %s is not a whole number of seconds ≥ 60", p.AlarmOldestMessageAge)
+	}
+	if p.AlarmErrors < 1 {
+		bad("alarmErrors: %d is below 1", p.AlarmErrors)
+	}
+	if p.AlarmTopicARN != "" && !topicARN.MatchString(p.AlarmTopicARN) {
+		bad("alarmTopicArn: %q is not an SNS topic ARN", p.AlarmTopicARN)
+	}
+	return errors.Join(errs...)
+}
+
+// checkGroupName rejects names that would widen the IAM resource or the
+// event pattern: a '*' or '?' in an ARN is a wildcard.
+func checkGroupName(n string) error {
+	if n == "" || len(n) > 255 || strings.ContainsAny(n, "*?:\"") {
+		return fmt.Errorf("%q is not a valid Auto Scaling group name (1–255 characters, no * ? : \")", n)
+	}
+	return nil
+}
+
+// checkAsset makes synth fail early and clearly when `make build` has not run.
+func checkAsset(dir string) error {
+	path := filepath.Join(dir, "bootstrap")
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("finding the Lambda asset: %w (run `make build` first, or set -c assetDir=DIR)", err)
+	case !fi.Mode().IsRegular() || fi.Size() == 0:
+		return fmt.Errorf("finding the Lambda asset: %s is not a non-empty file (run `make build`)", path)
+	}
+	return nil
+}
+
+// byEnv maps each action's environment variable to its value.
+func (a Actions) byEnv() map[string]string {
+	return map[string]string{
+		"DRAINPIPE_ACTION_SPOT":             a.Spot,
+		"DRAINPIPE_ACTION_REBALANCE":        a.Rebalance,
+		"DRAINPIPE_ACTION_STATE_CHANGE":     a.StateChange,
+		"DRAINPIPE_ACTION_SCHEDULED_CHANGE": a.ScheduledChange,
+		"DRAINPIPE_ACTION_ASG_LIFECYCLE":    a.ASGLifecycle,
+	}
+}
+
+// reservedEnv reports whether the stack sets k from a dedicated prop.
+func reservedEnv(k string) bool {
+	switch k {
+	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG":
+		return true
+	}
+	_, ok := Actions{}.byEnv()[k]
+	return ok
+}
+
+// managedEnv is the function environment derived from the props' own
+// fields. Unset actions and tag are left out so the function's defaults
+// apply (internal/config is their single source).
+func (p Props) managedEnv() map[string]string {
+	env := map[string]string{
+		"DRAINPIPE_CLUSTERS":          strings.Join(p.Clusters, ","),
+		"DRAINPIPE_DRY_RUN":           fmt.Sprint(p.DryRun),
+		"DRAINPIPE_MAX_RECEIVE_COUNT": fmt.Sprint(p.MaxReceiveCount),
+	}
+	for k, v := range p.Actions.byEnv() {
+		if v != "" {
+			env[k] = v
+		}
+	}
+	if p.RequiredTag != "" {
+		env["DRAINPIPE_REQUIRED_TAG"] = p.RequiredTag
+	}
+	return env
+}
+
+// environment is the function's full environment.
+func (p Props) environment() map[string]string {
+	env := p.managedEnv()
+	for k, v := range p.Env {
+		env[k] = v
+	}
+	return env
+}

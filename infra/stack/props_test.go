@@ -1,0 +1,66 @@
+package stack
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Props)
+		want   string // substring of the error; "" for valid
+	}{
+		{"valid", func(*Props) {}, ""},
+		{"missing asset", func(p *Props) { p.AssetDir = "/nonexistent" }, "make build"},
+		{"no clusters", func(p *Props) { p.Clusters = nil }, "at least one EKS cluster"},
+		{"bad cluster name", func(p *Props) { p.Clusters = []string{"prod/x"} }, `"prod/x" is not a valid EKS cluster name`},
+		{"aws-auth cluster not listed", func(p *Props) { p.AWSAuthClusters = []string{"dev"} }, `"dev" is not one of clusters`},
+		{"wildcard group name", func(p *Props) { p.ASGNames = []string{"*"} }, "asgNames"},
+		{"wildcard in prefix", func(p *Props) { p.ASGNamePrefix = "eks-*" }, "asgNamePrefix"},
+		{"unknown action", func(p *Props) { p.Actions.Spot = "drain" }, `DRAINPIPE_ACTION_SPOT: "drain" is not one of`},
+		{"bad tag", func(p *Props) { p.RequiredTag = "aws:foo" }, "requiredTag"},
+		{"env outside namespace", func(p *Props) { p.Env = map[string]string{"HOME": "/"} }, "not a DRAINPIPE_ variable"},
+		{"env overriding a prop", func(p *Props) { p.Env = map[string]string{"DRAINPIPE_ACTION_SPOT": "none"} }, "set by the stack"},
+		{"env local mode", func(p *Props) { p.Env = map[string]string{"DRAINPIPE_KUBECONFIG": "/k"} }, "local mode"},
+		{"memory", func(p *Props) { p.MemoryMB = 64 }, "memorySize"},
+		{"timeout too long", func(p *Props) { p.Timeout = 16 * time.Minute }, "timeoutSeconds"},
+		{"timeout fraction", func(p *Props) { p.Timeout = 10500 * time.Millisecond }, "timeoutSeconds"},
+		{"big batch without window", func(p *Props) { p.BatchSize = 11 }, "batchWindowSeconds of at least 1"},
+		{"big batch with window", func(p *Props) { p.BatchSize, p.BatchWindow = 100, time.Second }, ""},
+		{"concurrency", func(p *Props) { p.MaxConcurrency = 1 }, "maxConcurrency"},
+		{"receives", func(p *Props) { p.MaxReceiveCount = 0 }, "maxReceiveCount"},
+		{"attempts outlive retention", func(p *Props) { p.Timeout, p.MaxReceiveCount = 15*time.Minute, 100 }, "exceeds the queue retention"},
+		{"log retention", func(p *Props) { p.LogRetention = 2 }, "logRetentionDays"},
+		{"alarm age", func(p *Props) { p.AlarmOldestMessageAge = time.Second }, "alarmOldestMessageAgeSeconds"},
+		{"alarm errors", func(p *Props) { p.AlarmErrors = 0 }, "alarmErrors"},
+		{"topic not sns", func(p *Props) { p.AlarmTopicARN = "arn:aws:sqs:eu-west-1:123456789012:q" }, "alarmTopicArn"},
+		{"topic ok", func(p *Props) { p.AlarmTopicARN = "arn:aws:sns:eu-west-1:123456789012:oncall" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testProps(t)
+			tt.change(&p)
+			err := p.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Validate() = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateReportsAllProblems(t *testing.T) {
+	p := Defaults()
+	p.AssetDir = t.TempDir()
+	p.MemoryMB = 1
+	err := p.Validate()
+	for _, want := range []string{"make build", "clusters", "memorySize"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to mention %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package stack
+
+import (
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// ruleSpec is one EventBridge rule: what it matches and why.
+type ruleSpec struct {
+	id, description string
+	pattern         *awsevents.EventPattern
+}
+
+// ruleSpecs returns the rules for p. State changes are limited to the states
+// the handler acts on; lifecycle actions to the configured groups.
+func ruleSpecs(p Props) []ruleSpec {
+	specs := []ruleSpec{
+		{"SpotInterruptionRule", "Spot interruption warnings (two minutes' notice)", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.ec2"),
+			DetailType: jsii.Strings("EC2 Spot Instance Interruption Warning"),
+		}},
+		{"RebalanceRule", "Spot rebalance recommendations", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.ec2"),
+			DetailType: jsii.Strings("EC2 Instance Rebalance Recommendation"),
+		}},
+		{"StateChangeRule", "Instances stopping or terminating", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.ec2"),
+			DetailType: jsii.Strings("EC2 Instance State-change Notification"),
+			Detail: &map[string]any{
+				"state": []string{"stopping", "stopped", "shutting-down", "terminated"},
+			},
+		}},
+		{"ScheduledChangeRule", "AWS Health scheduled changes for EC2 (retirement, maintenance)", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.health"),
+			DetailType: jsii.Strings("AWS Health Event"),
+			Detail: &map[string]any{
+				"service":           []string{"EC2"},
+				"eventTypeCategory": []string{"scheduledChange"},
+			},
+		}},
+	}
+	if groups := groupMatchers(p); len(groups) > 0 {
+		specs = append(specs, ruleSpec{"ASGLifecycleRule", "Auto Scaling terminate lifecycle actions of the configured groups", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.autoscaling"),
+			DetailType: jsii.Strings("EC2 Instance-terminate Lifecycle Action"),
+			Detail:     &map[string]any{"AutoScalingGroupName": groups},
+		}})
+	}
+	return specs
+}
+
+// groupMatchers lists the exact names and the prefix as one EventBridge
+// match array (its elements are ORed).
+func groupMatchers(p Props) []any {
+	var m []any
+	for _, n := range p.ASGNames {
+		m = append(m, n)
+	}
+	if p.ASGNamePrefix != "" {
+		m = append(m, map[string]any{"prefix": p.ASGNamePrefix})
+	}
+	return m
+}
+
+// newRules routes every matching event to queue. The SQS target adds a
+// queue-policy statement per rule allowing events.amazonaws.com to send only
+// with that rule's ARN as aws:SourceArn. Events EventBridge cannot deliver
+// go to the dead-letter queue, whose alarm then fires.
+func newRules(s awscdk.Stack, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
+	var rules []awsevents.Rule
+	for _, spec := range ruleSpecs(p) {
+		rules = append(rules, awsevents.NewRule(s, jsii.String(spec.id), &awsevents.RuleProps{
+			Description:  jsii.String("Drainpipe: " + spec.description),
+			EventPattern: spec.pattern,
+			Targets: &[]awsevents.IRuleTarget{
+				awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{DeadLetterQueue: dlq}),
+			},
+		}))
+	}
+	return rules
+}

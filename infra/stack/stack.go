@@ -1,0 +1,70 @@
+// Package stack defines Drainpipe's CloudFormation stack: the encrypted
+// queue and its dead-letter queue, the EventBridge rules feeding it, the
+// function consuming it, least-privilege IAM, EKS access entries, alarms
+// and outputs. Everything configurable comes in through Props.
+package stack
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// New validates props and adds the Drainpipe stack to scope. Invalid props
+// (including a missing Lambda asset) return an error before any construct
+// is created.
+func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.StackProps) (awscdk.Stack, error) {
+	if err := props.Validate(); err != nil {
+		return nil, fmt.Errorf("validating props: %w", err)
+	}
+	if stackProps == nil {
+		stackProps = &awscdk.StackProps{}
+	}
+	if stackProps.Description == nil {
+		stackProps.Description = jsii.String("Drainpipe: drains EKS nodes before EC2 takes their instances away")
+	}
+	s := awscdk.NewStack(scope, jsii.String(id), stackProps)
+
+	queue, dlq := newQueues(s, props)
+	newRules(s, props, queue, dlq)
+	fn, role := newFunction(s, props, queue)
+	newAccess(s, props, role, queue)
+	newAlarms(s, props, queue, dlq, fn)
+
+	out := func(id, value, desc string) {
+		awscdk.NewCfnOutput(s, jsii.String(id), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(desc)})
+	}
+	out("QueueUrl", *queue.QueueUrl(), "Queue the rules feed and the function consumes")
+	out("QueueArn", *queue.QueueArn(), "Target for lifecycle hooks that notify SQS directly")
+	out("DeadLetterQueueUrl", *dlq.QueueUrl(), "Messages that failed every attempt")
+	out("FunctionName", *fn.FunctionName(), "The handler")
+	out("RoleArn", *role.RoleArn(), "Map this role to group drainpipe on clusters using aws-auth")
+	return s, nil
+}
+
+// newQueues creates the work queue and its dead-letter queue. Both use
+// SSE-SQS: EventBridge cannot send to a queue under the AWS-managed KMS key.
+func newQueues(s awscdk.Stack, p Props) (queue, dlq awssqs.Queue) {
+	dlq = awssqs.NewQueue(s, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(dlqRetention.Seconds())),
+	})
+	suppress(dlq, rule{"AwsSolutions-SQS3", "This is the dead-letter queue; it has none of its own.", ""})
+	queue = awssqs.NewQueue(s, jsii.String("Queue"), &awssqs.QueueProps{
+		Encryption: awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL: jsii.Bool(true),
+		// A message outlives all its attempts, so a long drain can resume
+		// on redelivery and the final attempt can still complete the hook.
+		RetentionPeriod:   awscdk.Duration_Seconds(jsii.Number(queueRetention.Seconds())),
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(p.Visibility().Seconds())),
+		DeadLetterQueue: &awssqs.DeadLetterQueue{
+			Queue:           dlq,
+			MaxReceiveCount: jsii.Number(float64(p.MaxReceiveCount)),
+		},
+	})
+	return queue, dlq
+}

@@ -1,0 +1,301 @@
+package stack
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRulePatterns(t *testing.T) {
+	fixed := []string{
+		`{"detail-type":["AWS Health Event"],"detail":{"eventTypeCategory":["scheduledChange"],"service":["EC2"]},"source":["aws.health"]}`,
+		`{"detail-type":["EC2 Instance Rebalance Recommendation"],"source":["aws.ec2"]}`,
+		`{"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated"]},"source":["aws.ec2"]}`,
+		`{"detail-type":["EC2 Spot Instance Interruption Warning"],"source":["aws.ec2"]}`,
+	}
+	asg := func(groups string) string {
+		return `{"detail-type":["EC2 Instance-terminate Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`
+	}
+	tests := []struct {
+		name   string
+		names  []string
+		prefix string
+		want   []string
+	}{
+		{"names and prefix", []string{"workers", "gpu"}, "eks-", append(slices.Clone(fixed), asg(`["workers","gpu",{"prefix":"eks-"}]`))},
+		{"names only", []string{"workers"}, "", append(slices.Clone(fixed), asg(`["workers"]`))},
+		{"prefix only", nil, "eks-", append(slices.Clone(fixed), asg(`[{"prefix":"eks-"}]`))},
+		{"no groups: no lifecycle rule", nil, "", fixed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testProps(t)
+			p.ASGNames, p.ASGNamePrefix = tt.names, tt.prefix
+			tpl := synth(t, p)
+			var got []string
+			for _, r := range tpl.ofType("AWS::Events::Rule") {
+				b, _ := json.Marshal(r.Properties["EventPattern"]) // map keys come out sorted
+				got = append(got, string(b))
+				targets := asList(r.Properties["Targets"])
+				if len(targets) != 1 {
+					t.Fatalf("rule has %d targets, want 1", len(targets))
+				}
+				target := targets[0].(map[string]any)
+				if got, want := tpl.render(target["Arn"]), "${Queue.Arn}"; got != want {
+					t.Errorf("rule target = %s, want %s", got, want)
+				}
+				dl, _ := target["DeadLetterConfig"].(map[string]any)
+				if got, want := tpl.render(dl["Arn"]), "${DeadLetterQueue.Arn}"; got != want {
+					t.Errorf("rule dead-letter target = %s, want %s", got, want)
+				}
+			}
+			slices.Sort(got)
+			var want []string
+			for _, w := range tt.want { // normalized like got: keys sorted
+				var v any
+				if err := json.Unmarshal([]byte(w), &v); err != nil {
+					t.Fatal(err)
+				}
+				b, _ := json.Marshal(v)
+				want = append(want, string(b))
+			}
+			slices.Sort(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("event patterns (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQueues(t *testing.T) {
+	tests := []struct {
+		timeout     time.Duration
+		maxReceives int
+	}{{10 * time.Second, 1}, {5 * time.Minute, 5}, {15 * time.Minute, 10}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s×%d", tt.timeout, tt.maxReceives), func(t *testing.T) {
+			p := testProps(t)
+			p.Timeout, p.MaxReceiveCount = tt.timeout, tt.maxReceives
+			tpl := synth(t, p)
+			queue, dlq := tpl.byAlias(t, "Queue"), tpl.byAlias(t, "DeadLetterQueue")
+			for name, q := range map[string]resource{"queue": queue, "dead-letter queue": dlq} {
+				if q.Properties["SqsManagedSseEnabled"] != true || q.Properties["KmsMasterKeyId"] != nil {
+					t.Errorf("%s: SqsManagedSseEnabled = %v, KmsMasterKeyId = %v; want SSE-SQS", name, q.Properties["SqsManagedSseEnabled"], q.Properties["KmsMasterKeyId"])
+				}
+			}
+			fn := tpl.byAlias(t, "Function")
+			timeout, visibility := number(fn.Properties["Timeout"]), number(queue.Properties["VisibilityTimeout"])
+			if timeout != tt.timeout.Seconds() || visibility < 6*timeout {
+				t.Errorf("visibility %vs with function timeout %vs; want timeout %v and visibility ≥ 6×", visibility, timeout, tt.timeout.Seconds())
+			}
+			retention := number(queue.Properties["MessageRetentionPeriod"])
+			if retention < float64(tt.maxReceives)*visibility {
+				t.Errorf("retention %vs < %d attempts × visibility %vs", retention, tt.maxReceives, visibility)
+			}
+			if dlqRetention := number(dlq.Properties["MessageRetentionPeriod"]); dlqRetention <= retention {
+				t.Errorf("dead-letter retention %vs ≤ queue retention %vs (a DLQ keeps the original enqueue time)", dlqRetention, retention)
+			}
+			redrive := queue.Properties["RedrivePolicy"].(map[string]any)
+			if got := tpl.render(redrive["deadLetterTargetArn"]); got != "${DeadLetterQueue.Arn}" {
+				t.Errorf("redrive target = %s, want the dead-letter queue", got)
+			}
+			env := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+			want := float64(tt.maxReceives)
+			if got, envGot := number(redrive["maxReceiveCount"]), number(env["DRAINPIPE_MAX_RECEIVE_COUNT"]); got != want || envGot != want {
+				t.Errorf("maxReceiveCount = %v, DRAINPIPE_MAX_RECEIVE_COUNT = %v; want both %v", got, envGot, want)
+			}
+		})
+	}
+}
+
+func TestQueuePolicies(t *testing.T) {
+	tpl := synth(t, testProps(t))
+	rules := len(tpl.ofType("AWS::Events::Rule"))
+	for _, q := range []string{"Queue", "DeadLetterQueue"} {
+		t.Run(q, func(t *testing.T) {
+			var tlsDeny, fromRules int
+			for _, s := range tpl.statements() {
+				if s.Where != "QueuePolicy(${"+q+"})" {
+					continue
+				}
+				switch {
+				case s.Effect == "Deny":
+					want := statement{Where: s.Where, Effect: "Deny", Principal: `{"AWS":"*"}`, Actions: []string{"sqs:*"},
+						Resources: []string{"${" + q + ".Arn}"}, Condition: `{"Bool":{"aws:SecureTransport":"false"}}`}
+					if diff := cmp.Diff(want, s); diff != "" {
+						t.Errorf("deny statement (-want +got):\n%s", diff)
+					}
+					tlsDeny++
+				case s.Principal == `{"Service":"events.amazonaws.com"}` && s.Condition == `{"ArnEquals":{"aws:SourceArn":"${Rule.Arn}"}}`:
+					if !slices.Contains(s.Actions, "sqs:SendMessage") || slices.ContainsFunc(s.Actions, func(a string) bool { return !strings.HasPrefix(a, "sqs:") }) {
+						t.Errorf("EventBridge statement actions = %v", s.Actions)
+					}
+					fromRules++
+				default:
+					t.Errorf("unexpected statement: %+v", s)
+				}
+			}
+			if tlsDeny != 1 || fromRules != rules {
+				t.Errorf("got %d TLS deny and %d rule statements, want 1 and %d", tlsDeny, fromRules, rules)
+			}
+		})
+	}
+}
+
+func TestEventSource(t *testing.T) {
+	p := testProps(t)
+	p.BatchSize, p.BatchWindow, p.MaxConcurrency = 25, 2*time.Second, 40
+	tpl := synth(t, p)
+	esm := tpl.ofType("AWS::Lambda::EventSourceMapping")
+	if len(esm) != 1 {
+		t.Fatalf("%d event source mappings, want 1", len(esm))
+	}
+	got := map[string]string{}
+	for k, v := range esm[0].Properties {
+		got[k] = tpl.render(v)
+	}
+	want := map[string]string{
+		"BatchSize":                      "25",
+		"EventSourceArn":                 "${Queue.Arn}",
+		"FunctionName":                   "${Function}",
+		"FunctionResponseTypes":          "ReportBatchItemFailures",
+		"MaximumBatchingWindowInSeconds": "2",
+		"ScalingConfig":                  `{"MaximumConcurrency":40}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("event source mapping (-want +got):\n%s", diff)
+	}
+}
+
+func TestFunction(t *testing.T) {
+	p := testProps(t)
+	p.DryRun, p.RequiredTag, p.MemoryMB = true, "kubernetes.io/cluster/prod=owned", 512
+	p.Actions = Actions{Rebalance: "none", ASGLifecycle: "cordon-and-drain"}
+	p.Env = map[string]string{"DRAINPIPE_LOG_LEVEL": "debug"}
+	tpl := synth(t, p)
+	fn := tpl.byAlias(t, "Function")
+	got := map[string]string{}
+	for _, k := range []string{"Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "LoggingConfig", "Environment"} {
+		got[k] = tpl.render(fn.Properties[k])
+	}
+	want := map[string]string{
+		"Runtime":       "provided.al2023",
+		"Architectures": "arm64",
+		"Handler":       "bootstrap",
+		"MemorySize":    "512",
+		"Timeout":       "300",
+		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
+		"Environment": `{"Variables":{"DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
+			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true","DRAINPIPE_LOG_LEVEL":"debug",` +
+			`"DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned"}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("function (-want +got):\n%s", diff)
+	}
+	if got := number(tpl.byAlias(t, "LogGroup").Properties["RetentionInDays"]); got != 30 {
+		t.Errorf("log retention = %v days, want 30", got)
+	}
+}
+
+func TestAccessEntries(t *testing.T) {
+	tests := []struct {
+		name    string
+		awsAuth []string
+		want    []string
+	}{
+		{"all clusters", nil, []string{"prod", "staging"}},
+		{"prod on aws-auth", []string{"prod"}, []string{"staging"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testProps(t)
+			p.AWSAuthClusters = tt.awsAuth
+			tpl := synth(t, p)
+			var got []string
+			for _, e := range tpl.ofType("AWS::EKS::AccessEntry") {
+				pr := e.Properties
+				if g := tpl.render(pr["PrincipalArn"]); g != "${FunctionRole.Arn}" {
+					t.Errorf("access entry principal = %s, want the function role", g)
+				}
+				if g := strs(pr["KubernetesGroups"]); !slices.Equal(g, []string{"drainpipe"}) || pr["Type"] != "STANDARD" {
+					t.Errorf("access entry groups %v type %v, want [drainpipe] STANDARD", g, pr["Type"])
+				}
+				got = append(got, tpl.render(pr["ClusterName"]))
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("access entries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAlarms(t *testing.T) {
+	const topic = "arn:aws:sns:eu-west-1:123456789012:oncall"
+	for _, withTopic := range []bool{false, true} {
+		t.Run("topic="+strconv.FormatBool(withTopic), func(t *testing.T) {
+			p := testProps(t)
+			p.AlarmOldestMessageAge, p.AlarmErrors = 15*time.Minute, 3
+			if withTopic {
+				p.AlarmTopicARN = topic
+			}
+			tpl := synth(t, p)
+			var got []string
+			for _, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
+				pr := a.Properties
+				got = append(got, fmt.Sprintf("%s/%s %s %s %v on %s", pr["Namespace"], pr["MetricName"], pr["Statistic"],
+					pr["ComparisonOperator"], pr["Threshold"], tpl.render(asList(pr["Dimensions"])[0].(map[string]any)["Value"])))
+				wantActions := ""
+				if withTopic {
+					wantActions = topic
+				}
+				if g := tpl.render(pr["AlarmActions"]); g != wantActions && !(g == "null" && wantActions == "") {
+					t.Errorf("alarm actions = %s, want %q", g, wantActions)
+				}
+			}
+			slices.Sort(got)
+			want := []string{
+				"AWS/Lambda/Errors Sum GreaterThanOrEqualToThreshold 3 on ${Function}",
+				"AWS/SQS/ApproximateAgeOfOldestMessage Maximum GreaterThanOrEqualToThreshold 900 on ${Queue.QueueName}",
+				"AWS/SQS/ApproximateNumberOfMessagesVisible Maximum GreaterThanThreshold 0 on ${DeadLetterQueue.QueueName}",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("alarms (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	tpl := synth(t, testProps(t))
+	got := map[string]string{}
+	for k, o := range tpl.Outputs {
+		got[k] = tpl.render(o.Value)
+	}
+	want := map[string]string{
+		"QueueUrl":           "${Queue}",
+		"QueueArn":           "${Queue.Arn}",
+		"DeadLetterQueueUrl": "${DeadLetterQueue}",
+		"FunctionName":       "${Function}",
+		"RoleArn":            "${FunctionRole.Arn}",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewRejectsMissingAsset(t *testing.T) {
+	p := testProps(t)
+	p.AssetDir = t.TempDir() // no bootstrap in it
+	_, err := New(awscdk.NewApp(nil), "Test", p, nil)
+	if err == nil || !strings.Contains(err.Error(), "make build") {
+		t.Errorf("New with no bootstrap: error %v, want one telling to run make build", err)
+	}
+}

@@ -1,0 +1,146 @@
+// Package config reads Drainpipe's configuration from environment
+// variables. It is the one place they are read: Load takes a getenv
+// function so tests pass a map and nothing reads the environment at init.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// Config is Drainpipe's whole configuration.
+type Config struct {
+	// DryRun logs what would be done instead of doing it.
+	DryRun bool
+	// Policy is the action for each kind of interruption.
+	Policy policy.Policy
+	// Clusters are the EKS clusters whose nodes Drainpipe handles.
+	Clusters []string
+	// ClusterEndpoints overrides the API server URL of some clusters
+	// (name → URL) instead of asking EKS for it.
+	ClusterEndpoints map[string]string
+	// RequiredTag, when its Key is set, limits Drainpipe to instances
+	// carrying that tag (and value, when given).
+	RequiredTag Tag
+	// MaxReceiveCount is the queue's maxReceiveCount: the delivery after
+	// which a retried message goes to the dead-letter queue.
+	MaxReceiveCount int
+	// MaxEventAge is how long after its deadline (or its time, when it has
+	// none) an interruption is still acted on; 0 means forever.
+	MaxEventAge time.Duration
+	// KubeQPS and KubeBurst rate-limit the Kubernetes client.
+	KubeQPS   float32
+	KubeBurst int
+	// EvictionConcurrency caps evictions in flight per node.
+	EvictionConcurrency int
+	// RecordConcurrency caps instances handled at once per batch.
+	RecordConcurrency int
+	// TaintEffect is the effect of the taint put on interrupted nodes.
+	TaintEffect string
+	// ExcludeFromLB labels interrupted nodes so load balancers stop
+	// sending them traffic before the drain.
+	ExcludeFromLB bool
+	// EvictUnmanaged evicts pods that no controller will recreate.
+	EvictUnmanaged bool
+	// DeadlineReserve is kept back from the function's deadline to report
+	// the batch.
+	DeadlineReserve time.Duration
+	// SafetyMargin is kept back from an instance's deadline: the drain
+	// gives up waiting this long before the instance goes.
+	SafetyMargin time.Duration
+	// Kubeconfig, when set, makes Drainpipe use that kubeconfig file
+	// instead of EKS (local mode).
+	Kubeconfig string
+	// LogLevel is the lowest level logged.
+	LogLevel slog.Level
+}
+
+// Tag is an EC2 tag key with an optional value.
+type Tag struct {
+	Key   string
+	Value string
+	// AnyValue is true when only the key must be present.
+	AnyValue bool
+}
+
+// Default is the configuration with no variable set.
+func Default() Config {
+	return Config{
+		Policy:              policy.Default(),
+		MaxReceiveCount:     5,
+		MaxEventAge:         time.Hour,
+		KubeQPS:             100,
+		KubeBurst:           200,
+		EvictionConcurrency: 50,
+		RecordConcurrency:   10,
+		TaintEffect:         "NoSchedule",
+		ExcludeFromLB:       true,
+		EvictUnmanaged:      true,
+		DeadlineReserve:     10 * time.Second,
+		SafetyMargin:        10 * time.Second,
+		LogLevel:            slog.LevelInfo,
+	}
+}
+
+// Prefix starts every variable's name.
+const Prefix = "DRAINPIPE_"
+
+// Load reads the configuration through getenv (os.Getenv in production).
+// Unset or empty variables keep their defaults. It reports every invalid
+// variable at once.
+func Load(getenv func(string) string) (Config, error) {
+	c := Default()
+	r := reader{getenv: getenv}
+	r.boolean("DRY_RUN", &c.DryRun)
+	c.Policy = policy.Policy{}
+	for _, k := range event.Kinds() {
+		a := policy.Default().For(k)
+		if v := getenv(policy.Var(k)); v != "" {
+			parsed, err := policy.ParseAction(v)
+			r.check(policy.Var(k), err)
+			if err == nil {
+				a = parsed
+			}
+		}
+		c.Policy[k] = a
+	}
+	r.parse("CLUSTERS", func(v string) (err error) { c.Clusters, err = parseClusters(v); return err })
+	r.parse("CLUSTER_ENDPOINTS", func(v string) (err error) { c.ClusterEndpoints, err = parseEndpoints(v); return err })
+	r.parse("REQUIRED_TAG", func(v string) (err error) { c.RequiredTag, err = parseTag(v); return err })
+	r.positiveInt("MAX_RECEIVE_COUNT", &c.MaxReceiveCount)
+	r.duration("MAX_EVENT_AGE", &c.MaxEventAge)
+	r.parse("KUBE_QPS", func(v string) (err error) { c.KubeQPS, err = parseQPS(v); return err })
+	r.positiveInt("KUBE_BURST", &c.KubeBurst)
+	r.positiveInt("EVICTION_CONCURRENCY", &c.EvictionConcurrency)
+	r.positiveInt("RECORD_CONCURRENCY", &c.RecordConcurrency)
+	r.parse("TAINT_EFFECT", func(v string) (err error) { c.TaintEffect, err = parseTaintEffect(v); return err })
+	r.boolean("EXCLUDE_FROM_LB", &c.ExcludeFromLB)
+	r.boolean("EVICT_UNMANAGED", &c.EvictUnmanaged)
+	r.duration("DEADLINE_RESERVE", &c.DeadlineReserve)
+	r.duration("SAFETY_MARGIN", &c.SafetyMargin)
+	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
+	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
+	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
+	if err := errors.Join(r.errs...); err != nil {
+		return Config{}, fmt.Errorf("loading configuration: %w", err)
+	}
+	return c, nil
+}
+
+func checkEndpointClusters(clusters []string, endpoints map[string]string) error {
+	known := map[string]bool{}
+	for _, c := range clusters {
+		known[c] = true
+	}
+	for name := range endpoints {
+		if !known[name] {
+			return fmt.Errorf("endpoint for cluster %q, which is not in %sCLUSTERS", name, Prefix)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/policy"
+	"github.com/google/go-cmp/cmp"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	got, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Default(), got); diff != "" {
+		t.Errorf("Load with nothing set differs from Default (-want +got):\n%s", diff)
+	}
+	if got.Policy.For(event.KindRebalanceRecommendation) != policy.ActionCordon {
+		t.Errorf("default rebalance action = %q, want cordon", got.Policy.For(event.KindRebalanceRecommendation))
+	}
+}
+
+func TestLoadEverything(t *testing.T) {
+	got, err := Load(env(map[string]string{
+		"DRAINPIPE_DRY_RUN":                 "true",
+		"DRAINPIPE_ACTION_SPOT":             "cordon",
+		"DRAINPIPE_ACTION_REBALANCE":        "none",
+		"DRAINPIPE_ACTION_STATE_CHANGE":     "none",
+		"DRAINPIPE_ACTION_SCHEDULED_CHANGE": "cordon",
+		"DRAINPIPE_ACTION_ASG_LIFECYCLE":    "none",
+		"DRAINPIPE_CLUSTERS":                "prod, staging,prod,",
+		"DRAINPIPE_CLUSTER_ENDPOINTS":       "staging=https://127.0.0.1:6443",
+		"DRAINPIPE_REQUIRED_TAG":            "team=platform",
+		"DRAINPIPE_MAX_RECEIVE_COUNT":       "3",
+		"DRAINPIPE_MAX_EVENT_AGE":           "0",
+		"DRAINPIPE_KUBE_QPS":                "7.5",
+		"DRAINPIPE_KUBE_BURST":              "15",
+		"DRAINPIPE_EVICTION_CONCURRENCY":    "4",
+		"DRAINPIPE_RECORD_CONCURRENCY":      "2",
+		"DRAINPIPE_TAINT_EFFECT":            "NoExecute",
+		"DRAINPIPE_EXCLUDE_FROM_LB":         "false",
+		"DRAINPIPE_EVICT_UNMANAGED":         "false",
+		"DRAINPIPE_DEADLINE_RESERVE":        "20s",
+		"DRAINPIPE_SAFETY_MARGIN":           "1m",
+		"DRAINPIPE_KUBECONFIG":              "/tmp/kubeconfig",
+		"DRAINPIPE_LOG_LEVEL":               "debug",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DryRun: true,
+		Policy: policy.Policy{
+			event.KindSpotInterruption:        policy.ActionCordon,
+			event.KindRebalanceRecommendation: policy.ActionNone,
+			event.KindStateChange:             policy.ActionNone,
+			event.KindScheduledChange:         policy.ActionCordon,
+			event.KindASGLifecycle:            policy.ActionNone,
+		},
+		Clusters:            []string{"prod", "staging"},
+		ClusterEndpoints:    map[string]string{"staging": "https://127.0.0.1:6443"},
+		RequiredTag:         Tag{Key: "team", Value: "platform"},
+		MaxReceiveCount:     3,
+		MaxEventAge:         0,
+		KubeQPS:             7.5,
+		KubeBurst:           15,
+		EvictionConcurrency: 4,
+		RecordConcurrency:   2,
+		TaintEffect:         "NoExecute",
+		DeadlineReserve:     20 * time.Second,
+		SafetyMargin:        time.Minute,
+		Kubeconfig:          "/tmp/kubeconfig",
+		LogLevel:            slog.LevelDebug,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadTagKeyOnly(t *testing.T) {
+	got, err := Load(env(map[string]string{"DRAINPIPE_REQUIRED_TAG": "kubernetes.io/cluster/prod"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tag{Key: "kubernetes.io/cluster/prod", AnyValue: true}); got.RequiredTag != want {
+		t.Errorf("RequiredTag = %+v, want %+v", got.RequiredTag, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := map[string]string{
+		"DRAINPIPE_DRY_RUN":              "yes please",
+		"DRAINPIPE_ACTION_SPOT":          "drain",
+		"DRAINPIPE_CLUSTERS":             "prod,-bad",
+		"DRAINPIPE_CLUSTER_ENDPOINTS":    "prod",
+		"DRAINPIPE_REQUIRED_TAG":         "=value",
+		"DRAINPIPE_MAX_RECEIVE_COUNT":    "0",
+		"DRAINPIPE_MAX_EVENT_AGE":        "-1h",
+		"DRAINPIPE_KUBE_QPS":             "fast",
+		"DRAINPIPE_KUBE_BURST":           "-3",
+		"DRAINPIPE_EVICTION_CONCURRENCY": "1.5",
+		"DRAINPIPE_RECORD_CONCURRENCY":   "many",
+		"DRAINPIPE_TAINT_EFFECT":         "NoWay",
+		"DRAINPIPE_EXCLUDE_FROM_LB":      "2",
+		"DRAINPIPE_DEADLINE_RESERVE":     "10",
+		"DRAINPIPE_LOG_LEVEL":            "loud",
+	}
+	for name, value := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(env(map[string]string{name: value}))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("Load(%s=%q) error = %v, want one naming the variable", name, value, err)
+			}
+		})
+	}
+	t.Run("all at once", func(t *testing.T) {
+		_, err := Load(env(tests))
+		for name := range tests {
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("error %v does not name %s", err, name)
+			}
+		}
+	})
+	t.Run("endpoint for unknown cluster", func(t *testing.T) {
+		_, err := Load(env(map[string]string{
+			"DRAINPIPE_CLUSTERS":          "prod",
+			"DRAINPIPE_CLUSTER_ENDPOINTS": "staging=https://127.0.0.1:6443",
+		}))
+		if err == nil || !strings.Contains(err.Error(), `"staging"`) {
+			t.Errorf("error = %v, want one naming the unknown cluster", err)
+		}
+	})
+}

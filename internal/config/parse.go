@@ -1,0 +1,131 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// reader reads variables and collects their errors.
+type reader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (r *reader) check(name string, err error) {
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %w", name, err))
+	}
+}
+
+// parse calls set with the value of Prefix+name when it is set.
+func (r *reader) parse(name string, set func(string) error) {
+	if v := strings.TrimSpace(r.getenv(Prefix + name)); v != "" {
+		r.check(Prefix+name, set(v))
+	}
+}
+
+func (r *reader) boolean(name string, dst *bool) {
+	r.parse(name, func(v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		*dst = b
+		return nil
+	})
+}
+
+func (r *reader) positiveInt(name string, dst *int) {
+	r.parse(name, func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a positive integer, got %q", v)
+		}
+		*dst = n
+		return nil
+	})
+}
+
+func (r *reader) duration(name string, dst *time.Duration) {
+	r.parse(name, func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 90s or 1h, got %q", v)
+		}
+		*dst = d
+		return nil
+	})
+}
+
+// clusterName is EKS's rule for cluster names.
+var clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
+
+func parseClusters(v string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !clusterName.MatchString(name) {
+			return nil, fmt.Errorf("malformed cluster name %q", name)
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// parseEndpoints reads "name=https://host[:port],name2=...".
+func parseEndpoints(v string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range strings.Split(v, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		name, endpoint, ok := strings.Cut(pair, "=")
+		if !ok || !clusterName.MatchString(name) {
+			return nil, fmt.Errorf("want name=URL pairs, got %q", pair)
+		}
+		u, err := url.Parse(endpoint)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("endpoint for %q is not an http(s) URL: %q", name, endpoint)
+		}
+		out[name] = endpoint
+	}
+	return out, nil
+}
+
+// parseTag reads "key" or "key=value" (EC2 allows up to 128 and 256
+// characters).
+func parseTag(v string) (Tag, error) {
+	key, value, hasValue := strings.Cut(v, "=")
+	if key == "" || len(key) > 128 || len(value) > 256 {
+		return Tag{}, fmt.Errorf("want key or key=value, got %q", v)
+	}
+	return Tag{Key: key, Value: value, AnyValue: !hasValue}, nil
+}
+
+func parseQPS(v string) (float32, error) {
+	f, err := strconv.ParseFloat(v, 32)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("want a positive number, got %q", v)
+	}
+	return float32(f), nil
+}
+
+func parseTaintEffect(v string) (string, error) {
+	switch v {
+	case "NoSchedule", "PreferNoSchedule", "NoExecute":
+		return v, nil
+	}
+	return "", fmt.Errorf("want NoSchedule, PreferNoSchedule or NoExecute, got %q", v)
+}

@@ -1,0 +1,159 @@
+package drain
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+)
+
+// Defaults for zero Config fields and for TuneRESTConfig.
+const (
+	// DefaultConcurrency bounds eviction requests in flight per Run. It is
+	// high because an eviction is one cheap API call and the spot warning
+	// leaves two minutes for everything.
+	DefaultConcurrency = 64
+	// DefaultSafetyMargin is kept between a pod's SIGKILL and the
+	// instance's end: kubelet latency and clock skew.
+	DefaultSafetyMargin = 5 * time.Second
+	// DefaultCriticalReserve is how long before the deadline the critical
+	// wave starts even if ordinary pods are still going, like the kubelet's
+	// shutdownGracePeriodCriticalPods.
+	DefaultCriticalReserve = 15 * time.Second
+	DefaultBackoffInitial  = 100 * time.Millisecond
+	DefaultBackoffMax      = 3 * time.Second
+	// DefaultQPS and DefaultBurst replace client-go's 5 and 10, which
+	// throttle a 110-pod drain for over 20 s.
+	DefaultQPS   float32 = 200
+	DefaultBurst         = 400
+)
+
+// Names written on cordoned nodes.
+const (
+	TaintKey              = "drainpipe.dev/interruption"
+	ExcludeFromLBLabel    = "node.kubernetes.io/exclude-from-external-load-balancers"
+	AnnotationEventID     = "drainpipe.dev/event-id"
+	AnnotationKind        = "drainpipe.dev/kind"
+	AnnotationDeadline    = "drainpipe.dev/deadline"
+	AnnotationFirstSeen   = "drainpipe.dev/first-seen"
+	annotationTimeLayout  = time.RFC3339
+	criticalPriority      = 2000000000 // system-cluster-critical and above
+	minGraceSeconds       = 1          // a clamped grace never goes below this; 0 would force-delete
+	defaultPodGraceSecond = corev1.DefaultTerminationGracePeriodSeconds
+)
+
+// Config tunes the drainer. Start from DefaultConfig: zero numeric fields
+// take their defaults in New, but booleans are taken as given.
+type Config struct {
+	Concurrency    int    // eviction requests in flight per Run
+	TaintEffect    string // NoSchedule (default when empty), PreferNoSchedule or NoExecute
+	ExcludeFromLB  bool   // label the node so load balancers drop it first
+	EvictUnmanaged bool   // evict pods without a controller (with a warning) instead of skipping them
+	SafetyMargin   time.Duration
+	// CriticalReserve: see DefaultCriticalReserve.
+	CriticalReserve time.Duration
+	// BackoffInitial and BackoffMax bound the jittered exponential backoff
+	// between retries of a refused eviction.
+	BackoffInitial time.Duration
+	BackoffMax     time.Duration
+	// OnEvent, when set, observes what a Run does as it happens. Calls are
+	// serialised and must return quickly.
+	OnEvent func(Event)
+}
+
+// DefaultConfig is the recommended configuration.
+func DefaultConfig() Config {
+	return Config{
+		Concurrency:     DefaultConcurrency,
+		TaintEffect:     string(corev1.TaintEffectNoSchedule),
+		ExcludeFromLB:   true,
+		EvictUnmanaged:  true,
+		SafetyMargin:    DefaultSafetyMargin,
+		CriticalReserve: DefaultCriticalReserve,
+		BackoffInitial:  DefaultBackoffInitial,
+		BackoffMax:      DefaultBackoffMax,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.TaintEffect == "" {
+		c.TaintEffect = string(corev1.TaintEffectNoSchedule)
+	}
+	if c.SafetyMargin <= 0 {
+		c.SafetyMargin = DefaultSafetyMargin
+	}
+	if c.CriticalReserve <= 0 {
+		c.CriticalReserve = DefaultCriticalReserve
+	}
+	if c.BackoffInitial <= 0 {
+		c.BackoffInitial = DefaultBackoffInitial
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = DefaultBackoffMax
+	}
+	if c.BackoffMax < c.BackoffInitial {
+		c.BackoffMax = c.BackoffInitial
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch corev1.TaintEffect(c.TaintEffect) {
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		return nil
+	}
+	return fmt.Errorf("validating config: unknown taint effect %q", c.TaintEffect)
+}
+
+// TuneRESTConfig sets the client-side rate limit of cfg for draining: zero
+// values take DefaultQPS and DefaultBurst; a negative qps turns client-side
+// limiting off. It clears any custom RateLimiter, which would override QPS.
+func TuneRESTConfig(cfg *rest.Config, qps float32, burst int) {
+	if qps == 0 {
+		qps = DefaultQPS
+	}
+	if burst <= 0 {
+		burst = DefaultBurst
+	}
+	cfg.QPS = qps
+	cfg.Burst = burst
+	cfg.RateLimiter = nil
+}
+
+// EventType names a step of a Run.
+type EventType string
+
+// The steps a Run reports through Config.OnEvent.
+const (
+	EventCordoned EventType = "cordoned" // Detail "unchanged" when the node already was
+	EventEvicted  EventType = "evicted"  // the API accepted the eviction
+	EventBlocked  EventType = "blocked"  // first disruption-budget refusal of a pod
+	EventGone     EventType = "gone"     // an evicted or terminating pod left the node
+	EventFailed   EventType = "failed"   // an eviction refused for good
+)
+
+// Event is one step of a Run, for timelines and Kubernetes events.
+type Event struct {
+	Time   time.Time
+	Type   EventType
+	Node   string
+	Pod    string // namespace/name; empty for node steps
+	Detail string
+	// GraceSeconds is the grace period sent with an eviction; -1 when the
+	// pod's own applies.
+	GraceSeconds int64
+}
+
+func (d *Drainer) emit(e Event) {
+	if d.cfg.OnEvent == nil {
+		return
+	}
+	e.Time = d.now()
+	d.emitMu.Lock()
+	defer d.emitMu.Unlock()
+	d.cfg.OnEvent(e)
+}

@@ -1,0 +1,140 @@
+package drain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// cordonAttempts bounds retries on write conflicts with the kubelet or other
+// controllers updating the node.
+const cordonAttempts = 5
+
+// nodePatch is a JSON merge patch. It carries the node's resourceVersion
+// because a merge patch replaces the whole taint list: a concurrent change
+// then fails with a conflict instead of being overwritten.
+type nodePatch struct {
+	Metadata patchMeta  `json:"metadata"`
+	Spec     *patchSpec `json:"spec,omitempty"`
+}
+
+type patchMeta struct {
+	ResourceVersion string            `json:"resourceVersion"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Annotations     map[string]string `json:"annotations,omitempty"`
+}
+
+type patchSpec struct {
+	Unschedulable bool           `json:"unschedulable,omitempty"`
+	Taints        []corev1.Taint `json:"taints,omitempty"`
+}
+
+// cordon makes the node unschedulable, tainted, labelled and annotated in
+// one patch, and sends nothing when the node already is. A missing node is
+// an error for which apierrors.IsNotFound holds.
+func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) error {
+	for attempt := 1; ; attempt++ {
+		node, err := d.client.CoreV1().Nodes().Get(ctx, req.Node, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("getting node: %w", err)
+		}
+		p, changed := cordonPatch(node, req, d.cfg, d.now())
+		if len(changed) == 0 {
+			log.Info("node already cordoned")
+			d.emit(Event{Type: EventCordoned, Node: req.Node, Detail: "unchanged", GraceSeconds: -1})
+			return nil
+		}
+		body, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("encoding node patch: %w", err)
+		}
+		_, err = d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, body, metav1.PatchOptions{})
+		if err == nil {
+			log.Info("node cordoned", slog.Any("changed", changed), slog.String("taint_effect", d.cfg.TaintEffect))
+			d.emit(Event{Type: EventCordoned, Node: req.Node, GraceSeconds: -1})
+			return nil
+		}
+		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
+			return fmt.Errorf("patching node: %w", err)
+		}
+		log.Debug("node changed while cordoning; retrying", slog.Int("attempt", attempt))
+	}
+}
+
+// cordonPatch returns the patch that brings node to the cordoned state and
+// the names of what it changes; none means the node is already there.
+func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nodePatch, []string) {
+	p := nodePatch{Metadata: patchMeta{ResourceVersion: node.ResourceVersion}}
+	var changed []string
+	spec := &patchSpec{}
+	if !node.Spec.Unschedulable {
+		spec.Unschedulable = true
+		changed = append(changed, "unschedulable")
+	}
+	if taints, ok := withTaint(node.Spec.Taints, req.Kind, corev1.TaintEffect(cfg.TaintEffect), now); !ok {
+		spec.Unschedulable = true // keep the field in a patch that rewrites the spec
+		spec.Taints = taints
+		changed = append(changed, "taint")
+	}
+	if len(changed) > 0 {
+		p.Spec = spec
+	}
+	if cfg.ExcludeFromLB && node.Labels[ExcludeFromLBLabel] != "true" {
+		p.Metadata.Labels = map[string]string{ExcludeFromLBLabel: "true"}
+		changed = append(changed, "label")
+	}
+	want := map[string]string{AnnotationKind: req.Kind}
+	if req.EventID != "" {
+		want[AnnotationEventID] = req.EventID
+	}
+	if !req.Deadline.IsZero() {
+		want[AnnotationDeadline] = req.Deadline.UTC().Format(annotationTimeLayout)
+	}
+	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
+		want[AnnotationFirstSeen] = now.UTC().Format(annotationTimeLayout)
+	}
+	for k, v := range want {
+		if got, ok := node.Annotations[k]; ok && got == v {
+			continue
+		}
+		if p.Metadata.Annotations == nil {
+			p.Metadata.Annotations = map[string]string{}
+			changed = append(changed, "annotations")
+		}
+		p.Metadata.Annotations[k] = v
+	}
+	return p, changed
+}
+
+// withTaint returns taints with exactly one taint under TaintKey, carrying
+// value and effect, and whether taints already were so.
+func withTaint(taints []corev1.Taint, value string, effect corev1.TaintEffect, now time.Time) ([]corev1.Taint, bool) {
+	found := 0
+	ok := false
+	out := make([]corev1.Taint, 0, len(taints)+1)
+	for _, t := range taints {
+		if t.Key != TaintKey {
+			out = append(out, t)
+			continue
+		}
+		found++
+		ok = t.Value == value && t.Effect == effect
+	}
+	if found == 1 && ok {
+		return taints, true
+	}
+	t := corev1.Taint{Key: TaintKey, Value: value, Effect: effect}
+	if effect == corev1.TaintEffectNoExecute {
+		// The API records when NoExecute taints were added, for tolerationSeconds.
+		added := metav1.NewTime(now.Truncate(time.Second))
+		t.TimeAdded = &added
+	}
+	return append(out, t), false
+}

@@ -1,0 +1,139 @@
+package drain
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestCordonPatch(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	deadline := now.Add(2 * time.Minute)
+	req := Request{Node: "n1", Kind: "spot-interruption", EventID: "ev-1", Deadline: deadline}
+	cordoned := corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "n1", ResourceVersion: "7",
+			Labels: map[string]string{ExcludeFromLBLabel: "true"},
+			Annotations: map[string]string{
+				AnnotationEventID:   "ev-1",
+				AnnotationKind:      "spot-interruption",
+				AnnotationDeadline:  "2026-11-22T12:02:00Z",
+				AnnotationFirstSeen: "2026-11-22T11:00:00Z",
+			},
+		},
+		Spec: corev1.NodeSpec{
+			Unschedulable: true,
+			Taints: []corev1.Taint{
+				{Key: "other", Effect: corev1.TaintEffectNoSchedule},
+				{Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectNoSchedule},
+			},
+		},
+	}
+	other := corev1.Taint{Key: "other", Effect: corev1.TaintEffectNoSchedule}
+	tests := []struct {
+		name        string
+		node        func(n *corev1.Node)
+		cfg         func(c *Config)
+		req         func(r *Request)
+		wantChanged []string
+		wantPatch   nodePatch
+	}{
+		{name: "already cordoned: nothing", wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7"}}},
+		{
+			name: "fresh node: everything",
+			node: func(n *corev1.Node) {
+				n.Labels, n.Annotations, n.Spec = nil, nil, corev1.NodeSpec{Taints: []corev1.Taint{other}}
+			},
+			wantChanged: []string{"unschedulable", "taint", "label", "annotations"},
+			wantPatch: nodePatch{
+				Metadata: patchMeta{
+					ResourceVersion: "7",
+					Labels:          map[string]string{ExcludeFromLBLabel: "true"},
+					Annotations: map[string]string{
+						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
+						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
+					},
+				},
+				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
+					other, {Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectNoSchedule},
+				}},
+			},
+		},
+		{
+			name:        "new event keeps first-seen",
+			req:         func(r *Request) { r.EventID, r.Kind, r.Deadline = "ev-2", "rebalance-recommendation", time.Time{} },
+			wantChanged: []string{"taint", "annotations"},
+			wantPatch: nodePatch{
+				Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+					AnnotationEventID: "ev-2", AnnotationKind: "rebalance-recommendation",
+				}},
+				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
+					other, {Key: TaintKey, Value: "rebalance-recommendation", Effect: corev1.TaintEffectNoSchedule},
+				}},
+			},
+		},
+		{
+			name:        "effect change replaces our taint only",
+			cfg:         func(c *Config) { c.TaintEffect = string(corev1.TaintEffectPreferNoSchedule) },
+			wantChanged: []string{"taint"},
+			wantPatch: nodePatch{
+				Metadata: patchMeta{ResourceVersion: "7"},
+				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
+					other, {Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectPreferNoSchedule},
+				}},
+			},
+		},
+		{
+			name:        "uncordoned by someone: only unschedulable",
+			node:        func(n *corev1.Node) { n.Spec.Unschedulable = false },
+			wantChanged: []string{"unschedulable"},
+			wantPatch:   nodePatch{Metadata: patchMeta{ResourceVersion: "7"}, Spec: &patchSpec{Unschedulable: true}},
+		},
+		{
+			name:      "load-balancer label off",
+			node:      func(n *corev1.Node) { n.Labels = nil },
+			cfg:       func(c *Config) { c.ExcludeFromLB = false },
+			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			node := cordoned.DeepCopy()
+			cfg, r := DefaultConfig(), req
+			if tt.node != nil {
+				tt.node(node)
+			}
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			if tt.req != nil {
+				tt.req(&r)
+			}
+			gotPatch, gotChanged := cordonPatch(node, r, cfg, now)
+			if diff := cmp.Diff(tt.wantChanged, gotChanged); diff != "" {
+				t.Errorf("changed mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantPatch, gotPatch); diff != "" {
+				t.Errorf("patch mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithTaintNoExecuteRecordsTime(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 500, time.UTC)
+	got, ok := withTaint(nil, "spot-interruption", corev1.TaintEffectNoExecute, now)
+	want := []corev1.Taint{{
+		Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectNoExecute,
+		TimeAdded: &metav1.Time{Time: now.Truncate(time.Second)},
+	}}
+	if ok {
+		t.Errorf("withTaint on an untainted node reported no change")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("withTaint mismatch (-want +got):\n%s", diff)
+	}
+}

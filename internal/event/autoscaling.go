@@ -1,0 +1,130 @@
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Auto Scaling's values for lifecycle transitions and its own service name.
+const (
+	TransitionTerminating = "autoscaling:EC2_INSTANCE_TERMINATING"
+	transitionLaunching   = "autoscaling:EC2_INSTANCE_LAUNCHING"
+	testNotification      = "autoscaling:TEST_NOTIFICATION"
+	autoScalingService    = "AWS Auto Scaling"
+)
+
+// lifecycleFields are shared by the EventBridge detail and the notification
+// Auto Scaling sends straight to SQS or SNS.
+type lifecycleFields struct {
+	LifecycleActionToken string `json:"LifecycleActionToken"`
+	AutoScalingGroupName string `json:"AutoScalingGroupName"`
+	LifecycleHookName    string `json:"LifecycleHookName"`
+	EC2InstanceID        string `json:"EC2InstanceId"`
+	LifecycleTransition  string `json:"LifecycleTransition"`
+}
+
+// notification is a message Auto Scaling sends to an SQS queue or SNS
+// topic: a lifecycle action, a test notification, or (from the group's
+// notification configuration) a launch or terminate report.
+type notification struct {
+	lifecycleFields
+	Service   string `json:"Service"`
+	Event     string `json:"Event"`
+	Time      string `json:"Time"`
+	AccountID string `json:"AccountId"`
+	RequestID string `json:"RequestId"`
+}
+
+func (f lifecycleFields) check() (*Lifecycle, error) {
+	if err := checkInstanceID(f.EC2InstanceID); err != nil {
+		return nil, err
+	}
+	if err := checkName("Auto Scaling group name", f.AutoScalingGroupName); err != nil {
+		return nil, err
+	}
+	if err := checkPattern("lifecycle hook name", f.LifecycleHookName, hookPattern); err != nil {
+		return nil, err
+	}
+	if err := checkPattern("lifecycle action token", f.LifecycleActionToken, tokenPattern); err != nil {
+		return nil, err
+	}
+	return &Lifecycle{
+		ASG:        f.AutoScalingGroupName,
+		Hook:       f.LifecycleHookName,
+		Token:      f.LifecycleActionToken,
+		Transition: f.LifecycleTransition,
+		InstanceID: f.EC2InstanceID,
+	}, nil
+}
+
+func lifecycleInterruption(lc *Lifecycle, id, account, region string, t time.Time) Interruption {
+	return Interruption{
+		Kind:      KindASGLifecycle,
+		Instances: []string{lc.InstanceID},
+		EventID:   id,
+		Time:      t,
+		Account:   account,
+		Region:    region,
+		Lifecycle: lc,
+		Summary:   "Auto Scaling terminate lifecycle action",
+	}
+}
+
+// parseTerminateAction reads EventBridge's EC2 Instance-terminate Lifecycle
+// Action.
+func parseTerminateAction(h header, raw json.RawMessage) (Parsed, error) {
+	var f lifecycleFields
+	if err := decodeDetail(raw, &f); err != nil {
+		return Parsed{}, err
+	}
+	if f.LifecycleTransition != TransitionTerminating {
+		return Parsed{}, rejectf("%s with lifecycle transition %q", detailTerminate, clip(f.LifecycleTransition))
+	}
+	lc, err := f.check()
+	if err != nil {
+		return Parsed{}, err
+	}
+	return act(lifecycleInterruption(lc, h.id, h.account, h.region, h.time))
+}
+
+// parseAutoScaling reads a notification Auto Scaling sent without
+// EventBridge. It carries no region; Auto Scaling's RequestId serves as the
+// event ID.
+func parseAutoScaling(body []byte) (Parsed, error) {
+	var n notification
+	if err := json.Unmarshal(body, &n); err != nil {
+		return Parsed{}, rejectf("decoding Auto Scaling notification: %w", err)
+	}
+	if n.Service != autoScalingService {
+		return Parsed{}, rejectf("Auto Scaling notification from service %q, not %q", clip(n.Service), autoScalingService)
+	}
+	switch {
+	case n.Event == testNotification:
+		return ignore("%s: sent when a hook or notification target is set up", testNotification)
+	case n.LifecycleTransition == "" && n.Event != "":
+		return ignore("Auto Scaling notification %q is not a lifecycle action", clip(n.Event))
+	case n.LifecycleTransition == transitionLaunching:
+		return ignore("%s: launching instances need no draining", transitionLaunching)
+	case n.LifecycleTransition != TransitionTerminating:
+		return Parsed{}, rejectf("unknown lifecycle transition %q", clip(n.LifecycleTransition))
+	}
+	lc, err := n.check()
+	if err != nil {
+		return Parsed{}, err
+	}
+	if n.RequestID == "" || len(n.RequestID) > 128 {
+		return Parsed{}, rejectf("missing or malformed RequestId")
+	}
+	var t time.Time
+	if n.Time != "" {
+		if t, err = parseTime("notification time", n.Time); err != nil {
+			return Parsed{}, err
+		}
+	}
+	if n.AccountID != "" {
+		if err := checkAccount(n.AccountID); err != nil {
+			return Parsed{}, err
+		}
+	}
+	return act(lifecycleInterruption(lc, n.RequestID, n.AccountID, "", t))
+}

@@ -1,0 +1,70 @@
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SpotNotice is how long before the interruption AWS sends the warning.
+const SpotNotice = 2 * time.Minute
+
+// ec2Detail is the detail of the EC2 events: spot interruption warning,
+// rebalance recommendation and state-change notification.
+type ec2Detail struct {
+	InstanceID     string `json:"instance-id"`
+	InstanceAction string `json:"instance-action"` // spot only
+	State          string `json:"state"`           // state-change only
+}
+
+// actedStates are the EC2 states that mean the instance is going away.
+var actedStates = map[string]bool{"stopping": true, "stopped": true, "shutting-down": true, "terminated": true}
+
+func parseSpot(h header, raw json.RawMessage) (Parsed, error) {
+	var d ec2Detail
+	if err := decodeDetail(raw, &d); err != nil {
+		return Parsed{}, err
+	}
+	if err := checkInstanceID(d.InstanceID); err != nil {
+		return Parsed{}, err
+	}
+	in := h.interruption(KindSpotInterruption, d.InstanceID)
+	in.Deadline = h.time.Add(SpotNotice)
+	in.Summary = "spot interruption warning"
+	if d.InstanceAction != "" {
+		in.Summary += ", instance-action " + clip(d.InstanceAction)
+	}
+	return act(in)
+}
+
+func parseRebalance(h header, raw json.RawMessage) (Parsed, error) {
+	var d ec2Detail
+	if err := decodeDetail(raw, &d); err != nil {
+		return Parsed{}, err
+	}
+	if err := checkInstanceID(d.InstanceID); err != nil {
+		return Parsed{}, err
+	}
+	in := h.interruption(KindRebalanceRecommendation, d.InstanceID)
+	in.Summary = "rebalance recommendation"
+	return act(in)
+}
+
+func parseStateChange(h header, raw json.RawMessage) (Parsed, error) {
+	var d ec2Detail
+	if err := decodeDetail(raw, &d); err != nil {
+		return Parsed{}, err
+	}
+	if err := checkInstanceID(d.InstanceID); err != nil {
+		return Parsed{}, err
+	}
+	if d.State == "" {
+		return Parsed{}, rejectf("missing state")
+	}
+	if !actedStates[d.State] {
+		return ignore("instance %s entered state %q, which is not one that takes it away", d.InstanceID, clip(d.State))
+	}
+	in := h.interruption(KindStateChange, d.InstanceID)
+	in.State = d.State
+	in.Summary = "instance state " + d.State
+	return act(in)
+}

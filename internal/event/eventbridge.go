@@ -1,0 +1,114 @@
+package event
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The EventBridge detail-types Drainpipe knows, each with the only source
+// allowed to send it: anyone can put an event with any detail-type on a
+// bus, but only AWS can use an aws.* source.
+const (
+	detailSpot        = "EC2 Spot Instance Interruption Warning"
+	detailRebalance   = "EC2 Instance Rebalance Recommendation"
+	detailStateChange = "EC2 Instance State-change Notification"
+	detailHealth      = "AWS Health Event"
+	detailTerminate   = "EC2 Instance-terminate Lifecycle Action"
+	detailLaunch      = "EC2 Instance-launch Lifecycle Action"
+)
+
+var detailSources = map[string]string{
+	detailSpot:        "aws.ec2",
+	detailRebalance:   "aws.ec2",
+	detailStateChange: "aws.ec2",
+	detailHealth:      "aws.health",
+	detailTerminate:   "aws.autoscaling",
+	detailLaunch:      "aws.autoscaling",
+}
+
+// envelope is the EventBridge event structure common to every detail-type.
+type envelope struct {
+	ID         string          `json:"id"`
+	DetailType string          `json:"detail-type"`
+	Source     string          `json:"source"`
+	Account    string          `json:"account"`
+	Time       string          `json:"time"`
+	Region     string          `json:"region"`
+	Detail     json.RawMessage `json:"detail"`
+}
+
+// header is what every interruption takes from its envelope.
+type header struct {
+	id, account, region string
+	time                time.Time
+}
+
+func (h header) interruption(k Kind, instances ...string) Interruption {
+	return Interruption{Kind: k, Instances: instances, EventID: h.id, Time: h.time, Account: h.account, Region: h.region}
+}
+
+func parseEventBridge(body []byte) (Parsed, error) {
+	var env envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return Parsed{}, rejectf("decoding EventBridge event: %w", err)
+	}
+	if env.DetailType == "" {
+		return Parsed{}, rejectf("missing detail-type")
+	}
+	want, known := detailSources[env.DetailType]
+	if !known {
+		return ignore("detail-type %q (source %q) is not one Drainpipe handles", clip(env.DetailType), clip(env.Source))
+	}
+	if env.Source != want {
+		return Parsed{}, rejectf("detail-type %q must come from source %q, not %q", env.DetailType, want, clip(env.Source))
+	}
+	h, err := checkEnvelope(env)
+	if err != nil {
+		return Parsed{}, err
+	}
+	switch env.DetailType {
+	case detailSpot:
+		return parseSpot(h, env.Detail)
+	case detailRebalance:
+		return parseRebalance(h, env.Detail)
+	case detailStateChange:
+		return parseStateChange(h, env.Detail)
+	case detailHealth:
+		return parseHealth(h, env.Detail)
+	case detailTerminate:
+		return parseTerminateAction(h, env.Detail)
+	default: // detailLaunch
+		return ignore("%s: launching instances need no draining", detailLaunch)
+	}
+}
+
+func checkEnvelope(env envelope) (header, error) {
+	if env.ID == "" {
+		return header{}, rejectf("missing event id")
+	}
+	if len(env.ID) > 128 {
+		return header{}, rejectf("malformed event id %q", clip(env.ID))
+	}
+	if err := checkAccount(env.Account); err != nil {
+		return header{}, err
+	}
+	if err := checkRegion(env.Region); err != nil {
+		return header{}, err
+	}
+	t, err := parseTime("event time", env.Time)
+	if err != nil {
+		return header{}, err
+	}
+	if len(env.Detail) == 0 || env.Detail[0] != '{' {
+		return header{}, rejectf("missing or non-object detail")
+	}
+	return header{id: env.ID, account: env.Account, region: env.Region, time: t}, nil
+}
+
+// decodeDetail unmarshals an event's detail into v.
+func decodeDetail(detail json.RawMessage, v any) error {
+	if err := json.Unmarshal(detail, v); err != nil {
+		return rejectf("decoding detail: %w", err)
+	}
+	return nil
+}

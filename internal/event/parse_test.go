@@ -1,0 +1,142 @@
+package event
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestParseTestdata parses every payload in testdata, written from AWS's
+// documented examples, and checks the whole result.
+func TestParseTestdata(t *testing.T) {
+	spot := Interruption{
+		Kind: KindSpotInterruption, Instances: []string{"i-1234567890abcdef0"},
+		EventID: "12345678-1234-1234-1234-123456789012",
+		Time:    mustTime(t, "2026-11-20T10:00:00Z"), Deadline: mustTime(t, "2026-11-20T10:02:00Z"),
+		Account: "123456789012", Region: "us-east-2",
+		Summary: "spot interruption warning, instance-action terminate",
+	}
+	directHook := Interruption{
+		Kind: KindASGLifecycle, Instances: []string{"i-0598c7d356eba48d7"},
+		EventID: "1ab3c5d7-2e4f-4a6b-8c0d-1e2f3a4b5c6d",
+		Time:    mustTime(t, "2026-11-20T10:15:16.524Z"), Account: "123456789012",
+		Lifecycle: &Lifecycle{
+			ASG: "my-asg", Hook: "my-termination-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE",
+			Transition: TransitionTerminating, InstanceID: "i-0598c7d356eba48d7",
+		},
+		Summary: "Auto Scaling terminate lifecycle action",
+	}
+	tests := []struct {
+		file       string
+		want       []Interruption
+		wantIgnore string // substring of the ignore reason
+		wantReject string // substring of the rejection
+	}{
+		{file: "eventbridge-spot-interruption.json", want: []Interruption{spot}},
+		{file: "sns-eventbridge-spot-interruption.json", want: []Interruption{spot}},
+		{file: "eventbridge-rebalance-recommendation.json", want: []Interruption{{
+			Kind: KindRebalanceRecommendation, Instances: []string{"i-1234567890abcdef0"},
+			EventID: "12345678-1234-1234-1234-123456789013", Time: mustTime(t, "2026-11-20T09:58:00Z"),
+			Account: "123456789012", Region: "us-east-2", Summary: "rebalance recommendation",
+		}}},
+		{file: "eventbridge-state-change-stopping.json", want: []Interruption{{
+			Kind: KindStateChange, Instances: []string{"i-0abcd1111abcd1111"},
+			EventID: "7bf73129-1428-4cd3-a780-95db273d1602", Time: mustTime(t, "2026-11-20T10:05:54Z"),
+			Account: "123456789012", Region: "us-east-1", State: "stopping", Summary: "instance state stopping",
+		}}},
+		{file: "eventbridge-state-change-pending.json", wantIgnore: `state "pending"`},
+		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{{
+			Kind:      KindScheduledChange,
+			Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
+			EventID:   "7fb65329-1628-4cf3-a740-95fg457h1402", Time: mustTime(t, "2026-11-06T06:27:57Z"),
+			Deadline: mustTime(t, "2026-11-20T15:10:09Z"), Account: "123456789012", Region: "us-east-1",
+			Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+		}}},
+		{file: "eventbridge-health-issue.json", wantIgnore: `category "issue"`},
+		{file: "eventbridge-asg-terminate-lifecycle.json", want: []Interruption{{
+			Kind: KindASGLifecycle, Instances: []string{"i-0fedcba9876543210"},
+			EventID: "12345678-1234-1234-1234-123456789020", Time: mustTime(t, "2026-11-20T10:10:00Z"),
+			Account: "123456789012", Region: "us-west-2",
+			Lifecycle: &Lifecycle{
+				ASG: "my-asg", Hook: "my-lifecycle-hook", Token: "87654321-4321-4321-4321-210987654321",
+				Transition: TransitionTerminating, InstanceID: "i-0fedcba9876543210",
+			},
+			Summary: "Auto Scaling terminate lifecycle action",
+		}}},
+		{file: "eventbridge-asg-launch-lifecycle.json", wantIgnore: "EC2 Instance-launch Lifecycle Action"},
+		{file: "eventbridge-unknown-detail-type.json", wantIgnore: `detail-type "EC2 Instance Launch Successful"`},
+		{file: "asg-lifecycle-terminating.json", want: []Interruption{directHook}},
+		{file: "sns-asg-lifecycle-terminating.json", want: []Interruption{directHook}},
+		{file: "asg-test-notification.json", wantIgnore: "autoscaling:TEST_NOTIFICATION"},
+		{file: "bad-malformed-json.json", wantReject: "decoding message"},
+		{file: "bad-instance-id.json", wantReject: `malformed instance ID "i-1234567890ABCDEF0"`},
+		{file: "bad-wrong-source.json", wantReject: `must come from source "aws.ec2"`},
+		{file: "bad-lifecycle-missing-token.json", wantReject: "missing lifecycle action token"},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		seen[tt.file] = true
+		t.Run(tt.file, func(t *testing.T) {
+			got, err := Parse(readTestdata(t, tt.file))
+			checkParse(t, got, err, tt.want, tt.wantIgnore, tt.wantReject)
+		})
+	}
+	// Every payload in testdata has a case here.
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("testdata/%s has no test case", filepath.Base(f))
+		}
+	}
+}
+
+func checkParse(t *testing.T, got Parsed, err error, want []Interruption, wantIgnore, wantReject string) {
+	t.Helper()
+	if wantReject != "" {
+		if !errors.Is(err, ErrRejected) {
+			t.Fatalf("Parse error = %v, want a rejection", err)
+		}
+		if !strings.Contains(err.Error(), wantReject) {
+			t.Errorf("rejection %q does not mention %q", err, wantReject)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if wantIgnore != "" {
+		if len(got.Interruptions) != 0 || !strings.Contains(got.IgnoreReason, wantIgnore) {
+			t.Errorf("Parse = %+v, want ignored with a reason mentioning %q", got, wantIgnore)
+		}
+		return
+	}
+	if got.IgnoreReason != "" {
+		t.Errorf("IgnoreReason = %q, want none", got.IgnoreReason)
+	}
+	if diff := cmp.Diff(want, got.Interruptions); diff != "" {
+		t.Errorf("interruptions (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,90 @@
+package event
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+)
+
+var (
+	instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
+	accountPattern    = regexp.MustCompile(`^[0-9]{12}$`)
+	regionPattern     = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+	// Auto Scaling's own constraints for hook names and action tokens.
+	hookPattern  = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
+	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9-]{36}$`)
+)
+
+// ValidInstanceID reports whether id is an EC2 instance ID (i- and 8 or 17
+// lowercase hex digits).
+func ValidInstanceID(id string) bool { return instanceIDPattern.MatchString(id) }
+
+func checkInstanceID(id string) error {
+	if id == "" {
+		return rejectf("missing instance ID")
+	}
+	if !ValidInstanceID(id) {
+		return rejectf("malformed instance ID %q", clip(id))
+	}
+	return nil
+}
+
+func checkAccount(account string) error {
+	if !accountPattern.MatchString(account) {
+		return rejectf("malformed account %q", clip(account))
+	}
+	return nil
+}
+
+func checkRegion(region string) error {
+	if !regionPattern.MatchString(region) {
+		return rejectf("malformed region %q", clip(region))
+	}
+	return nil
+}
+
+// checkName validates a free-form AWS name (an Auto Scaling group): present,
+// at most 255 characters, printable.
+func checkName(what, s string) error {
+	if s == "" {
+		return rejectf("missing %s", what)
+	}
+	if len(s) > 255 || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return rejectf("malformed %s %q", what, clip(s))
+	}
+	return nil
+}
+
+func checkPattern(what, s string, re *regexp.Regexp) error {
+	if s == "" {
+		return rejectf("missing %s", what)
+	}
+	if !re.MatchString(s) {
+		return rejectf("malformed %s %q", what, clip(s))
+	}
+	return nil
+}
+
+// parseTime accepts the formats AWS uses in these messages: RFC 3339
+// (EventBridge, Auto Scaling) and RFC 1123 with GMT (AWS Health).
+func parseTime(what, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, rejectf("missing %s", what)
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.RFC1123, time.RFC1123Z} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, rejectf("malformed %s %q", what, clip(s))
+}
+
+// clip keeps hostile values from bloating reasons and logs.
+func clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

@@ -1,0 +1,90 @@
+// Package handler turns one SQS batch into actions: it parses every record,
+// groups the interruptions by instance into tasks, runs the tasks through
+// an Actor with bounded concurrency and reports which records to retry.
+package handler
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// DefaultConcurrency is how many tasks run at once when Options leaves it
+// unset.
+const DefaultConcurrency = 10
+
+// Options configure a Handler.
+type Options struct {
+	Policy policy.Policy
+	Actor  Actor
+	Log    *slog.Logger
+	// Concurrency caps the tasks running at once.
+	Concurrency int
+	// MaxEventAge is how long after its deadline (or its time, when it has
+	// none) an interruption is still acted on; 0 means forever. Lifecycle
+	// hooks are always handed to the actor so they get completed.
+	MaxEventAge time.Duration
+	// DeadlineReserve is kept back from the context's deadline: tasks must
+	// end by then, and the batch is reported at half of it at the latest.
+	DeadlineReserve time.Duration
+	// Now is the clock for event age; time.Now when nil.
+	Now func() time.Time
+}
+
+// Handler handles SQS batches. It is safe for concurrent use.
+type Handler struct {
+	opts Options
+}
+
+// New returns a Handler.
+func New(o Options) *Handler {
+	if o.Concurrency < 1 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Policy == nil {
+		o.Policy = policy.Default()
+	}
+	return &Handler{opts: o}
+}
+
+// Handle processes one batch. Every record ends done, ignored, rejected or
+// retry, and only retry records are reported as failures, so SQS deletes
+// the rest. It never returns an error: that would retry the whole batch.
+func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
+	start := time.Now()
+	p := h.plan(batch.Records)
+	results := h.run(ctx, p.tasks)
+
+	var resp events.SQSEventResponse
+	counts := map[outcome]int{}
+	for _, r := range p.records {
+		r.settle(p.tasks, results, start)
+		counts[r.outcome]++
+		if r.outcome == outcomeRetry {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
+		}
+		r.log(ctx, h.opts.Log)
+	}
+	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
+		slog.Int("records", len(p.records)),
+		slog.Int("tasks", len(p.tasks)),
+		slog.Int("done", counts[outcomeDone]),
+		slog.Int("ignored", counts[outcomeIgnored]),
+		slog.Int("rejected", counts[outcomeRejected]),
+		slog.Int("retry", counts[outcomeRetry]),
+		slog.Float64("duration_ms", ms(time.Since(start))),
+	)
+	return resp, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

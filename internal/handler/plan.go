@@ -1,0 +1,135 @@
+package handler
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// plan is a batch parsed and grouped: one task per instance.
+type plan struct {
+	records []*record
+	tasks   []Task
+}
+
+// plan parses every record and groups their interruptions by instance, so
+// each instance is handled once with the strongest action any record asked
+// for, and every lifecycle hook naming it reaches the actor.
+func (h *Handler) plan(msgs []events.SQSMessage) plan {
+	var p plan
+	byInstance := map[string]int{}
+	for _, m := range msgs {
+		parseStart := time.Now()
+		r := &record{messageID: m.MessageId, receiveCount: receiveCount(m)}
+		p.records = append(p.records, r)
+		parsed, err := event.Parse([]byte(m.Body))
+		if err != nil {
+			r.outcome, r.reason, r.duration = outcomeRejected, err.Error(), time.Since(parseStart)
+			continue
+		}
+		if len(parsed.Interruptions) == 0 {
+			r.outcome, r.reason, r.duration = outcomeIgnored, parsed.IgnoreReason, time.Since(parseStart)
+			continue
+		}
+		var skipped []string
+		for _, in := range parsed.Interruptions {
+			r.note(in)
+			action := h.opts.Policy.For(in.Kind)
+			if in.Kind != event.KindASGLifecycle {
+				if action == policy.ActionNone {
+					skipped = append(skipped, policy.IgnoreReason(in.Kind))
+					continue
+				}
+				if h.stale(in) {
+					skipped = append(skipped, fmt.Sprintf("stale: event of %s is older than the maximum event age %s",
+						in.Time.Format(time.RFC3339), h.opts.MaxEventAge))
+					continue
+				}
+			}
+			for _, id := range in.Instances {
+				i, ok := byInstance[id]
+				if !ok {
+					i = len(p.tasks)
+					byInstance[id] = i
+					p.tasks = append(p.tasks, Task{InstanceID: id, Action: policy.ActionNone})
+				}
+				t := &p.tasks[i]
+				t.Action = policy.Strongest(t.Action, action)
+				t.ReceiveCount = max(t.ReceiveCount, r.receiveCount)
+				t.Interruptions = addInterruption(t.Interruptions, narrow(in, id))
+				if !slices.Contains(r.tasks, i) {
+					r.tasks = append(r.tasks, i)
+				}
+			}
+		}
+		if len(r.tasks) == 0 {
+			r.outcome, r.reason = outcomeIgnored, strings.Join(dedupe(skipped), "; ")
+			r.duration = time.Since(parseStart)
+		}
+	}
+	return p
+}
+
+// stale reports whether an interruption is too old to act on: a redrive of
+// an old message must not drain a node that has long since been replaced.
+func (h *Handler) stale(in event.Interruption) bool {
+	if h.opts.MaxEventAge <= 0 {
+		return false
+	}
+	ref := in.Time
+	if !in.Deadline.IsZero() {
+		ref = in.Deadline
+	}
+	return !ref.IsZero() && h.opts.Now().Sub(ref) > h.opts.MaxEventAge
+}
+
+// narrow is in as it concerns one instance, so an actor sees only its own
+// instance in every interruption of its task.
+func narrow(in event.Interruption, id string) event.Interruption {
+	in.Instances = []string{id}
+	return in
+}
+
+// addInterruption appends in unless the task already has it (the same
+// message delivered twice in one batch), so no hook is completed twice.
+func addInterruption(list []event.Interruption, in event.Interruption) []event.Interruption {
+	for _, have := range list {
+		if have.Kind == in.Kind && have.EventID == in.EventID && sameHook(have.Lifecycle, in.Lifecycle) {
+			return list
+		}
+	}
+	return append(list, in)
+}
+
+func sameHook(a, b *event.Lifecycle) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Token == b.Token
+}
+
+// receiveCount reads SQS's ApproximateReceiveCount; 1 when absent.
+func receiveCount(m events.SQSMessage) int {
+	n, err := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

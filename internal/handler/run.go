@@ -1,0 +1,83 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// taskResult is a task's result once its actor returned.
+type taskResult struct {
+	Result
+	finished bool
+	end      time.Time
+}
+
+// run acts on every task, at most Concurrency at once. It returns when all
+// tasks are finished or the deadline (less half the reserve) has come;
+// tasks not finished by then are left unfinished in the results, and the
+// records behind them are retried.
+func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
+	actCtx, waitCtx := ctx, ctx
+	if deadline, ok := ctx.Deadline(); ok && h.opts.DeadlineReserve > 0 {
+		var cancelAct, cancelWait context.CancelFunc
+		actCtx, cancelAct = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve))
+		waitCtx, cancelWait = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve/2))
+		defer cancelAct()
+		defer cancelWait()
+	}
+
+	var (
+		mu      sync.Mutex
+		results = make([]taskResult, len(tasks))
+		wg      sync.WaitGroup
+		sem     = make(chan struct{}, h.opts.Concurrency)
+		allDone = make(chan struct{})
+	)
+	go func() {
+		defer close(allDone)
+	start:
+		for i := range tasks {
+			select {
+			case sem <- struct{}{}:
+			case <-actCtx.Done():
+				break start
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				r := h.act(actCtx, tasks[i])
+				mu.Lock()
+				results[i] = taskResult{Result: r, finished: true, end: time.Now()}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}()
+	select {
+	case <-allDone:
+	case <-waitCtx.Done():
+	}
+	// Actors still running may finish later; they write into results,
+	// which this copy no longer shares.
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]taskResult(nil), results...)
+}
+
+// act calls the actor, turning a panic into a retry: one bad task must not
+// take the batch down with it.
+func (h *Handler) act(ctx context.Context, t Task) (r Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.opts.Log.ErrorContext(ctx, "actor panicked", "instance_id", t.InstanceID, "panic", fmt.Sprint(p))
+			r = Result{Status: StatusRetry, Reason: fmt.Sprintf("actor panicked: %v", p)}
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", err)}
+	}
+	return h.opts.Actor.Act(ctx, t)
+}

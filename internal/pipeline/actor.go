@@ -1,0 +1,238 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/nodemap"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// Deps are the Actor's collaborators. Recorder, Clock and Log are optional.
+type Deps struct {
+	Instances  Instances
+	Clusters   Clusters
+	FindNode   NodeFinder
+	NewDrainer DrainerFactory
+	Hooks      Hooks
+	Recorder   Recorder     // default NopRecorder
+	Clock      Clock        // default SystemClock
+	Log        *slog.Logger // default slog.Default()
+}
+
+// Actor carries out tasks: it looks the instance up, finds its node, cordons
+// or drains it within the invocation's budget, and heartbeats and completes
+// its lifecycle hooks. It is safe for concurrent use.
+type Actor struct {
+	cfg        Config
+	lookups    *lookups
+	clusters   Clusters
+	findNode   NodeFinder
+	newDrainer DrainerFactory
+	hooks      Hooks
+	rec        Recorder
+	clock      Clock
+	log        *slog.Logger
+}
+
+var _ handler.Actor = (*Actor)(nil)
+
+// New returns an Actor, or an error naming every missing dependency or bad
+// setting.
+func New(cfg Config, d Deps) (*Actor, error) {
+	cfg, err := cfg.withDefaults()
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for name, missing := range map[string]bool{
+		"instances": d.Instances == nil, "clusters": d.Clusters == nil, "node finder": d.FindNode == nil,
+		"drainer factory": d.NewDrainer == nil, "hooks": d.Hooks == nil,
+	} {
+		if missing {
+			errs = append(errs, fmt.Errorf("missing %s", name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("building pipeline: %w", errors.Join(errs...))
+	}
+	if d.Recorder == nil {
+		d.Recorder = NopRecorder{}
+	}
+	if d.Clock == nil {
+		d.Clock = SystemClock{}
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	return &Actor{
+		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode,
+		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log,
+	}, nil
+}
+
+// Act carries out one task. Every result has a reason for the operator;
+// Retry means the message should come back (the drain resumes where it
+// stopped).
+func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
+	start := a.clock.Now()
+	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
+		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
+	hooks := hooksOf(t)
+	r := a.act(ctx, t, hooks, log)
+	r = a.settleHooks(ctx, t, hooks, r, log)
+	elapsed := a.clock.Now().Sub(start)
+	a.rec.RecordTask(t, r, elapsed)
+	log.Debug("task finished", "status", statusName(r.Status), "reason", r.Reason, "node", r.Node,
+		"elapsed_ms", elapsed.Milliseconds())
+	return r
+}
+
+func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog.Logger) handler.Result {
+	if t.InstanceID == "" {
+		return ignored("task names no instance")
+	}
+	if !acts(t.Action) {
+		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
+	}
+	now := a.clock.Now()
+	if t.ReceiveCount <= 1 && a.cfg.MaxEventAge > 0 {
+		if at := newest(t); !at.IsZero() && now.Sub(at) > a.cfg.MaxEventAge {
+			return ignored(fmt.Sprintf("stale: event is %s old (max %s)", now.Sub(at).Round(time.Second), a.cfg.MaxEventAge))
+		}
+	}
+	p := primary(t)
+	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
+		return ignored(fmt.Sprintf("instance went at its %s deadline %s ago", p.Kind, now.Sub(p.Deadline).Round(time.Second)))
+	}
+	a.heartbeat(ctx, hooks, log)
+
+	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	switch {
+	case err != nil:
+		return retry(fmt.Sprintf("looking up instance: %v", err))
+	case !found:
+		return ignored("instance not found in EC2")
+	case inst.State == "terminated":
+		return ignored("stale: instance is already terminated")
+	case inst.Cluster == "":
+		return ignored("instance belongs to no configured cluster or lacks the required tag")
+	}
+	client, err := a.clusters.Client(ctx, inst.Cluster)
+	if err != nil {
+		return retry(fmt.Sprintf("connecting to cluster %s: %v", inst.Cluster, err))
+	}
+	node, err := a.findNode(ctx, client, inst)
+	if errors.Is(err, nodemap.ErrNotFound) {
+		return handler.Result{Status: handler.StatusDone,
+			Reason: fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster)}
+	}
+	if err != nil {
+		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
+	}
+	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
+		Evict: t.Action == policy.ActionCordonAndDrain}
+	log = log.With("cluster", inst.Cluster, "node", node)
+	if a.cfg.DryRun {
+		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
+		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
+		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
+	}
+	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, hooks, log)
+	r.Node = node
+	return r
+}
+
+// drain runs the drainer until it is done, the budget (the invocation's
+// deadline less the reserve) runs out, or the instance's deadline passes,
+// heartbeating the hooks meanwhile.
+func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, log *slog.Logger) handler.Result {
+	dctx, cancel := a.budget(ctx, req.Deadline)
+	defer cancel()
+	if dctx.Err() != nil {
+		return retry(fmt.Sprintf("no time left to %s node %s (deadline reserve %s)", verb(req), req.Node, a.cfg.DeadlineReserve))
+	}
+	stop := func() {}
+	rep, err := d.Run(dctx, req)
+	stop()
+	a.rec.RecordDrain(cluster, rep)
+	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
+		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())
+	switch {
+	case err != nil && isNotFound(err):
+		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
+	case err != nil:
+		return retry(fmt.Sprintf("draining node %s: %v", req.Node, err))
+	case rep.Done && !req.Evict:
+		return done(fmt.Sprintf("cordoned node %s", req.Node))
+	case rep.Done:
+		return done(fmt.Sprintf("drained node %s: %s", req.Node, summary(rep)))
+	case !req.Deadline.IsZero() && !a.clock.Now().Before(req.Deadline):
+		return done(fmt.Sprintf("instance deadline passed before node %s finished draining: %s", req.Node, summary(rep)))
+	}
+	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
+		req.Node, summary(rep)))
+}
+
+// budget bounds the drain by the invocation deadline less the reserve and by
+// the instance's deadline (measured on the Actor's clock).
+func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	cancels := []context.CancelFunc{}
+	if dl, ok := ctx.Deadline(); ok {
+		var c context.CancelFunc
+		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.DeadlineReserve))
+		cancels = append(cancels, c)
+	}
+	if !deadline.IsZero() {
+		var c context.CancelFunc
+		ctx, c = context.WithTimeout(ctx, deadline.Sub(a.clock.Now()))
+		cancels = append(cancels, c)
+	}
+	return ctx, func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
+}
+
+func verb(req drain.Request) string {
+	if req.Evict {
+		return "cordon and drain"
+	}
+	return "cordon"
+}
+
+func summary(r drain.Report) string {
+	return fmt.Sprintf("%d evicted, %d blocked by PDB, %d still terminating, %d skipped, in %s",
+		len(r.Evicted), len(r.BlockedByPDB), len(r.Terminating), len(r.Skipped), r.Elapsed.Round(time.Millisecond))
+}
+
+func done(reason string) handler.Result {
+	return handler.Result{Status: handler.StatusDone, Reason: reason}
+}
+
+func ignored(reason string) handler.Result {
+	return handler.Result{Status: handler.StatusIgnored, Reason: reason}
+}
+
+func retry(reason string) handler.Result {
+	return handler.Result{Status: handler.StatusRetry, Reason: reason}
+}
+
+func statusName(s handler.Status) string {
+	switch s {
+	case handler.StatusDone:
+		return "done"
+	case handler.StatusIgnored:
+		return "ignored"
+	case handler.StatusRetry:
+		return "retry"
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}

@@ -1,0 +1,326 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+func task(a policy.Action, receive int, ins ...event.Interruption) handler.Task {
+	return handler.Task{InstanceID: instID, Action: a, Interruptions: ins, ReceiveCount: receive}
+}
+
+func TestAct(t *testing.T) {
+	unfinished := &fakeDrainer{report: drain.Report{BlockedByPDB: []string{"shop/web-1"}}}
+	tests := []struct {
+		name string
+		opts rigOpts
+		task handler.Task
+		// want is the status and a fragment of the reason.
+		wantStatus     handler.Status
+		wantReason     string
+		wantNode       string
+		wantDrains     []drain.Request
+		wantHeartbeats int
+		wantCompletes  int
+		wantDescribes  int
+		wantErrorLog   bool
+	}{{
+		name:       "spot interruption is drained until its deadline",
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusDone, wantReason: "drained node " + nodeName, wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
+			Deadline: t0.Add(2 * time.Minute), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name: "rebalance recommendation only cordons",
+		task: task(policy.ActionCordon, 1, event.Interruption{Kind: event.KindRebalanceRecommendation,
+			Instances: []string{instID}, EventID: "rb-1", Time: t0}),
+		wantStatus: handler.StatusDone, wantReason: "cordoned node", wantNode: nodeName,
+		wantDrains:    []drain.Request{{Node: nodeName, Kind: "rebalance-recommendation", EventID: "rb-1"}},
+		wantDescribes: 1,
+	}, {
+		name:       "lifecycle hook is heartbeated then completed once drained",
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusDone, wantReason: "drained node", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "spot deadline drives a task that also has a hook",
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0), spot(t0)),
+		wantStatus: handler.StatusDone, wantReason: "drained node", wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
+			Deadline: t0.Add(2 * time.Minute), Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "budget reached: retry, hook heartbeated and left pending",
+		opts:       rigOpts{drainer: unfinished},
+		task:       task(policy.ActionCordonAndDrain, 2, lifecycleEvent(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "lifecycle hook left pending", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantDescribes: 1,
+	}, {
+		name:       "final delivery completes the hook although the drain is unfinished",
+		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{BlockedByPDB: []string{"shop/web-1"}}}},
+		task:       task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "completed before drain finished: last delivery", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1, wantErrorLog: true,
+	}, {
+		name: "old lifecycle action is completed before its global timeout",
+		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{BlockedByPDB: []string{"shop/web-1"}}},
+			cfg: Config{MaxHookAge: 2 * time.Hour}},
+		task:       task(policy.ActionCordonAndDrain, 3, lifecycleEvent(t0.Add(-2*time.Hour))),
+		wantStatus: handler.StatusRetry, wantReason: "near its global timeout", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1, wantErrorLog: true,
+	}, {
+		name:       "node not found: hook completed, done",
+		opts:       rigOpts{nodes: map[string]string{}},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusDone, wantReason: "no node of cluster prod runs on the instance",
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "instance of no configured cluster: ignored, hook completed",
+		opts:       rigOpts{instances: map[string]instance.Instance{instID: {ID: instID, State: "running"}}},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusIgnored, wantReason: "no configured cluster",
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "instance unknown to EC2: ignored",
+		opts:       rigOpts{instances: map[string]instance.Instance{}},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusIgnored, wantReason: "not found in EC2", wantDescribes: 1,
+	}, {
+		name: "terminated instance: stale",
+		opts: rigOpts{instances: map[string]instance.Instance{instID: func() instance.Instance {
+			in := ourInstance()
+			in.State = "terminated"
+			return in
+		}()}},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusIgnored, wantReason: "already terminated", wantDescribes: 1,
+	}, {
+		name:       "old event on first delivery: stale, no lookup",
+		opts:       rigOpts{cfg: Config{MaxEventAge: time.Hour}},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0.Add(-3*time.Hour))),
+		wantStatus: handler.StatusIgnored, wantReason: "stale: event is 3h0m0s old",
+		wantCompletes: 1,
+	}, {
+		name:       "old event on redelivery resumes the drain",
+		opts:       rigOpts{cfg: Config{MaxEventAge: time.Hour}},
+		task:       task(policy.ActionCordonAndDrain, 2, lifecycleEvent(t0.Add(-3*time.Hour))),
+		wantStatus: handler.StatusDone, wantReason: "drained node", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "spot deadline already passed: acknowledged without lookup",
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0.Add(-3*time.Minute))),
+		wantStatus: handler.StatusIgnored, wantReason: "instance went at its spot-interruption deadline 1m0s ago",
+	}, {
+		name: "spot deadline passes during the drain: acknowledged",
+		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
+		task: task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		// the during hook is set below: the clock passes the deadline
+		wantStatus: handler.StatusDone, wantReason: "instance deadline passed before node", wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
+			Deadline: t0.Add(2 * time.Minute), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name:       "policy action none: hook completed, nothing looked up",
+		task:       task(policy.ActionNone, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusIgnored, wantReason: `policy action for asg-lifecycle is "none"`,
+		wantCompletes: 1,
+	}, {
+		name:       "EC2 lookup fails: retry",
+		opts:       rigOpts{describeErr: fmt.Errorf("api error UnauthorizedOperation: %w", errBoom)},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "looking up instance: describing instance " + instID,
+		wantHeartbeats: 1, wantDescribes: 1,
+	}, {
+		name:       "EC2 lookup fails on last delivery: hook still completed",
+		opts:       rigOpts{describeErr: errBoom},
+		task:       task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "lifecycle hook completed before drain finished",
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1, wantErrorLog: true,
+	}, {
+		name:       "cluster unreachable: retry",
+		opts:       rigOpts{clusterErr: errBoom},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "connecting to cluster prod: boom", wantDescribes: 1,
+	}, {
+		name:       "node lookup fails: retry",
+		opts:       rigOpts{findErr: errBoom},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "finding the node in cluster prod: boom", wantDescribes: 1,
+	}, {
+		name:       "drain fails: retry",
+		opts:       rigOpts{drainer: &fakeDrainer{err: errBoom}},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "draining node " + nodeName + ": boom", wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
+			Deadline: t0.Add(2 * time.Minute), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name: "node deleted during the drain: done",
+		opts: rigOpts{drainer: &fakeDrainer{err: fmt.Errorf("getting node: %w",
+			apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, nodeName))}},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusDone, wantReason: "disappeared during the drain", wantNode: nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "hook completion fails: retry",
+		opts:       rigOpts{hooks: &fakeHooks{completeErr: errBoom}},
+		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
+		wantStatus: handler.StatusRetry, wantReason: "completing lifecycle hook drain of prod-workers: boom",
+		wantNode:       nodeName,
+		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
+		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name:       "dry run looks up and maps but writes nothing",
+		opts:       rigOpts{cfg: Config{DryRun: true}},
+		task:       task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)),
+		wantStatus: handler.StatusDone, wantReason: "dry run: would cordon and drain node " + nodeName,
+		wantNode: nodeName, wantDescribes: 1,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "spot deadline passes") {
+				clock := &fakeClock{now: t0}
+				tt.opts.clock = clock
+				tt.opts.drainer.during = func(context.Context) { clock.advance(3 * time.Minute) }
+			}
+			r := newRig(t, tt.opts)
+			got := r.actor.Act(context.Background(), tt.task)
+
+			if got.Status != tt.wantStatus || !strings.Contains(got.Reason, tt.wantReason) || got.Node != tt.wantNode {
+				t.Errorf("Act = {%s %q %q}, want {%s containing %q %q}", statusName(got.Status), got.Reason, got.Node,
+					statusName(tt.wantStatus), tt.wantReason, tt.wantNode)
+			}
+			if diff := cmp.Diff(tt.wantDrains, r.drainer.reqs); diff != "" {
+				t.Errorf("drain requests (-want +got):\n%s", diff)
+			}
+			heartbeats, completes := r.hooks.counts()
+			if heartbeats != tt.wantHeartbeats || completes != tt.wantCompletes {
+				t.Errorf("heartbeats, completions = %d, %d; want %d, %d", heartbeats, completes, tt.wantHeartbeats,
+					tt.wantCompletes)
+			}
+			if got := len(r.instances.calls); got != tt.wantDescribes {
+				t.Errorf("Describe calls = %d, want %d", got, tt.wantDescribes)
+			}
+			const loud = `"level":"ERROR","msg":"completing lifecycle hook before drain finished"`
+			if got := strings.Contains(r.logs.String(), loud); got != tt.wantErrorLog {
+				t.Errorf("error log present = %t, want %t; logs:\n%s", got, tt.wantErrorLog, r.logs)
+			}
+		})
+	}
+}
+
+// The drain stops DeadlineReserve before the invocation's deadline.
+func TestActKeepsDeadlineReserve(t *testing.T) {
+	r := newRig(t, rigOpts{cfg: Config{DeadlineReserve: 7 * time.Second}})
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+	want := []time.Time{deadline.Add(-7 * time.Second)}
+	if diff := cmp.Diff(want, r.drainer.deadlines); diff != "" {
+		t.Errorf("drain deadlines (-want +got):\n%s", diff)
+	}
+}
+
+// With no time left beyond the reserve, the node is not touched.
+func TestActWithoutBudgetRetries(t *testing.T) {
+	r := newRig(t, rigOpts{cfg: Config{DeadlineReserve: time.Hour}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+	if got.Status != handler.StatusRetry || !strings.Contains(got.Reason, "no time left") {
+		t.Errorf("Act = {%s %q}, want retry with no time left", statusName(got.Status), got.Reason)
+	}
+	if len(r.drainer.reqs) != 0 {
+		t.Errorf("drain requests = %v, want none", r.drainer.reqs)
+	}
+}
+
+// Hooks are heartbeated at the start of the attempt and on every tick while
+// the drain runs, and not after the drain returns.
+func TestActHeartbeatsDuringDrain(t *testing.T) {
+	clock := &fakeClock{now: t0, made: make(chan *fakeTicker, 1)}
+	hooks := &fakeHooks{beat: make(chan struct{}, 1)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const ticks = 3
+	d := &fakeDrainer{report: drain.Report{Done: true}, during: func(ctx context.Context) {
+		var tk *fakeTicker
+		select {
+		case <-hooks.beat: // the heartbeat at the start of the attempt
+			tk = <-clock.made
+		case <-ctx.Done():
+			return
+		}
+		for range ticks {
+			select {
+			case tk.c <- t0:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case <-hooks.beat:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}}
+	r := newRig(t, rigOpts{cfg: Config{HeartbeatInterval: 40 * time.Second, DeadlineReserve: time.Second}, drainer: d, hooks: hooks, clock: clock})
+	got := r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+
+	if got.Status != handler.StatusDone {
+		t.Fatalf("Act = {%s %q}, want done", statusName(got.Status), got.Reason)
+	}
+	heartbeats, completes := hooks.counts()
+	if heartbeats != 1+ticks || completes != 1 {
+		t.Errorf("heartbeats, completions = %d, %d; want %d, 1", heartbeats, completes, 1+ticks)
+	}
+	if got, want := clock.tickers[0].every, 40*time.Second; got != want {
+		t.Errorf("heartbeat interval = %s, want %s", got, want)
+	}
+}
+
+// The same event delivered three times at once ends the same way each time
+// and completes the hook successfully once.
+func TestActDuplicates(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	tk := task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0))
+	results := make([]handler.Result, 3)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() { results[i] = r.actor.Act(context.Background(), tk) })
+	}
+	wg.Wait()
+	for i, got := range results {
+		if diff := cmp.Diff(results[0], got); diff != "" {
+			t.Errorf("result %d differs from result 0 (-0 +%d):\n%s", i, i, diff)
+		}
+	}
+	if results[0].Status != handler.StatusDone {
+		t.Errorf("status = %s, want done", statusName(results[0].Status))
+	}
+	if r.rec.completed != 1 {
+		t.Errorf("successful completions = %d, want 1", r.rec.completed)
+	}
+}

@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultMaxReceiveCount = 5
+	DefaultDeadlineReserve = 10 * time.Second
+	// DefaultHeartbeatInterval is below the smallest heartbeat timeout an
+	// Auto Scaling hook accepts (30 s), so no hook times out while we drain,
+	// whatever its setting. Heartbeats cost one API call per hook each.
+	DefaultHeartbeatInterval = 25 * time.Second
+	// DefaultMaxHookAge is the global timeout of a hook with the default
+	// heartbeat timeout (min(48 h, 100 × 1 h)) less an hour for the queue's
+	// visibility timeout between attempts.
+	DefaultMaxHookAge = 47 * time.Hour
+)
+
+// Config tunes the pipeline. The zero value of each field means its default,
+// except DryRun and MaxEventAge (zero: no age limit).
+type Config struct {
+	// DryRun looks instances and nodes up but writes nothing: no cordon,
+	// eviction, heartbeat or hook completion. What would be done is logged.
+	DryRun bool
+	// MaxReceiveCount is the queue's maxReceiveCount: the delivery whose
+	// ApproximateReceiveCount reaches it is the last before the DLQ, so
+	// lifecycle hooks are completed on it whether or not the drain finished.
+	MaxReceiveCount int
+	// MaxEventAge makes an event older than this on its first delivery
+	// stale (acknowledged without acting). Redeliveries resume work already
+	// started and are not aged out.
+	MaxEventAge time.Duration
+	// DeadlineReserve is kept free at the end of the invocation for hook
+	// calls and the response: the drain stops this long before the deadline.
+	DeadlineReserve time.Duration
+	// HeartbeatInterval is how often lifecycle hooks are heartbeated during a
+	// drain (one heartbeat is also sent at the start of every attempt).
+	HeartbeatInterval time.Duration
+	// MaxHookAge is how old a lifecycle action may get before it is completed
+	// even though the drain has not finished. Set it to the hook's global
+	// timeout (min(48 h, 100 × heartbeat timeout)) less the queue's
+	// visibility timeout.
+	MaxHookAge time.Duration
+}
+
+// withDefaults fills zero fields and rejects nonsensical ones.
+func (c Config) withDefaults() (Config, error) {
+	if c.MaxReceiveCount == 0 {
+		c.MaxReceiveCount = DefaultMaxReceiveCount
+	}
+	if c.DeadlineReserve == 0 {
+		c.DeadlineReserve = DefaultDeadlineReserve
+	}
+	if c.HeartbeatInterval == 0 {
+		c.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if c.MaxHookAge == 0 {
+		c.MaxHookAge = DefaultMaxHookAge
+	}
+	var errs []error
+	if c.MaxReceiveCount < 1 {
+		errs = append(errs, fmt.Errorf("max receive count %d is below 1", c.MaxReceiveCount))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"max event age", c.MaxEventAge},
+		{"deadline reserve", c.DeadlineReserve},
+		{"heartbeat interval", c.HeartbeatInterval},
+		{"max hook age", c.MaxHookAge},
+	} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %s is negative", d.name, d.v))
+		}
+	}
+	return c, errors.Join(errs...)
+}

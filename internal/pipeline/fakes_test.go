@@ -1,0 +1,283 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/nodemap"
+)
+
+// Recording fakes of the pipeline's narrow interfaces.
+
+type fakeInstances struct {
+	mu    sync.Mutex
+	known map[string]instance.Instance
+	err   error
+	calls [][]string
+}
+
+func (f *fakeInstances) Describe(_ context.Context, ids []string) (map[string]instance.Instance, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, append([]string(nil), ids...))
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := map[string]instance.Instance{}
+	for _, id := range ids {
+		if in, ok := f.known[id]; ok {
+			out[id] = in
+		}
+	}
+	return out, nil
+}
+
+type fakeClusters struct{ err error }
+
+func (f fakeClusters) Client(context.Context, string) (kubernetes.Interface, error) {
+	return nil, f.err
+}
+
+// finder maps instance ids to node names; unknown ids are not found.
+func finder(nodes map[string]string, err error) NodeFinder {
+	return func(_ context.Context, _ kubernetes.Interface, inst instance.Instance) (string, error) {
+		if err != nil {
+			return "", err
+		}
+		if n, ok := nodes[inst.ID]; ok {
+			return n, nil
+		}
+		return "", nodemap.ErrNotFound
+	}
+}
+
+type fakeDrainer struct {
+	mu        sync.Mutex
+	reqs      []drain.Request
+	deadlines []time.Time
+	report    drain.Report
+	err       error
+	during    func(ctx context.Context) // runs inside Run, e.g. to tick the clock
+}
+
+func (f *fakeDrainer) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
+	if f.during != nil {
+		f.during(ctx)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reqs = append(f.reqs, req)
+	dl, _ := ctx.Deadline()
+	f.deadlines = append(f.deadlines, dl)
+	r := f.report
+	r.Node = req.Node
+	return r, f.err
+}
+
+func (f *fakeDrainer) factory(kubernetes.Interface) Drainer { return f }
+
+// fakeHooks remembers completed actions like Auto Scaling does: a second
+// completion of the same action finds it already done.
+type fakeHooks struct {
+	mu          sync.Mutex
+	heartbeats  []event.Lifecycle
+	completes   []event.Lifecycle
+	completed   map[event.Lifecycle]bool
+	completeErr error
+	beat        chan struct{} // when set, receives one value per heartbeat
+}
+
+func (f *fakeHooks) Heartbeat(_ context.Context, l event.Lifecycle) error {
+	f.mu.Lock()
+	f.heartbeats = append(f.heartbeats, l)
+	f.mu.Unlock()
+	if f.beat != nil {
+		f.beat <- struct{}{}
+	}
+	return nil
+}
+
+func (f *fakeHooks) Complete(_ context.Context, l event.Lifecycle) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.completes = append(f.completes, l)
+	if f.completeErr != nil {
+		return false, f.completeErr
+	}
+	if f.completed == nil {
+		f.completed = map[event.Lifecycle]bool{}
+	}
+	already := f.completed[l]
+	f.completed[l] = true
+	return already, nil
+}
+
+func (f *fakeHooks) counts() (heartbeats, completes int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.heartbeats), len(f.completes)
+}
+
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	tickers []*fakeTicker
+	made    chan *fakeTicker // when set, receives each new ticker
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func (c *fakeClock) NewTicker(d time.Duration) Ticker {
+	t := &fakeTicker{every: d, c: make(chan time.Time)}
+	c.mu.Lock()
+	c.tickers = append(c.tickers, t)
+	c.mu.Unlock()
+	if c.made != nil {
+		c.made <- t
+	}
+	return t
+}
+
+type fakeTicker struct {
+	every time.Duration
+	c     chan time.Time
+}
+
+func (t *fakeTicker) C() <-chan time.Time { return t.c }
+func (t *fakeTicker) Stop()               {}
+
+// countingRecorder counts successful hook completions: those that were not
+// already done.
+type countingRecorder struct {
+	NopRecorder
+	mu        sync.Mutex
+	completed int
+	drains    int
+}
+
+func (r *countingRecorder) RecordHook(op HookOp, _ event.Lifecycle, already bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if op == HookComplete && !already && err == nil {
+		r.completed++
+	}
+}
+
+func (r *countingRecorder) RecordDrain(string, drain.Report) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.drains++
+}
+
+// rig is an Actor wired to fakes, with its log captured.
+type rig struct {
+	actor     *Actor
+	instances *fakeInstances
+	drainer   *fakeDrainer
+	hooks     *fakeHooks
+	clock     *fakeClock
+	rec       *countingRecorder
+	logs      *bytes.Buffer
+}
+
+var (
+	t0      = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	errBoom = errors.New("boom")
+)
+
+const (
+	instID   = "i-0123456789abcdef0"
+	nodeName = "ip-10-0-1-23.eu-west-1.compute.internal"
+)
+
+type rigOpts struct {
+	cfg         Config
+	instances   map[string]instance.Instance
+	describeErr error
+	nodes       map[string]string
+	findErr     error
+	clusterErr  error
+	drainer     *fakeDrainer
+	hooks       *fakeHooks
+	clock       *fakeClock
+}
+
+func newRig(t *testing.T, o rigOpts) *rig {
+	t.Helper()
+	if o.instances == nil {
+		o.instances = map[string]instance.Instance{instID: ourInstance()}
+	}
+	if o.nodes == nil {
+		o.nodes = map[string]string{instID: nodeName}
+	}
+	if o.drainer == nil {
+		o.drainer = &fakeDrainer{report: drain.Report{Done: true}}
+	}
+	if o.hooks == nil {
+		o.hooks = &fakeHooks{}
+	}
+	if o.clock == nil {
+		o.clock = &fakeClock{now: t0}
+	}
+	r := &rig{
+		instances: &fakeInstances{known: o.instances, err: o.describeErr},
+		drainer:   o.drainer, hooks: o.hooks, clock: o.clock, rec: &countingRecorder{}, logs: &bytes.Buffer{},
+	}
+	a, err := New(o.cfg, Deps{
+		Instances: r.instances, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
+		NewDrainer: r.drainer.factory, Hooks: r.hooks, Recorder: r.rec, Clock: r.clock,
+		Log: slog.New(slog.NewJSONHandler(&syncWriter{w: r.logs}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r.actor = a
+	return r
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func ourInstance() instance.Instance {
+	return instance.Instance{ID: instID, State: "running", PrivateDNSName: nodeName, AvailabilityZone: "eu-west-1a",
+		Cluster: "prod"}
+}
+
+func spot(at time.Time) event.Interruption {
+	return event.Interruption{Kind: event.KindSpotInterruption, Instances: []string{instID}, EventID: "spot-1",
+		Time: at, Deadline: at.Add(2 * time.Minute)}
+}
+
+func lifecycleEvent(at time.Time) event.Interruption {
+	return event.Interruption{Kind: event.KindASGLifecycle, Instances: []string{instID}, EventID: "asg-1", Time: at,
+		Lifecycle: &event.Lifecycle{ASG: "prod-workers", Hook: "drain", Token: "tok-1",
+			Transition: "autoscaling:EC2_INSTANCE_TERMINATING", InstanceID: instID}}
+}

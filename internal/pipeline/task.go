@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+)
+
+// hook is one lifecycle action of a task with when it was announced.
+type hook struct {
+	event.Lifecycle
+	Time time.Time
+}
+
+// hooksOf returns the distinct lifecycle actions of a task; the same action
+// may arrive in several messages of one batch.
+func hooksOf(t handler.Task) []hook {
+	var hooks []hook
+	seen := map[event.Lifecycle]bool{}
+	for _, in := range t.Interruptions {
+		if in.Lifecycle == nil {
+			continue
+		}
+		l := *in.Lifecycle
+		if l.InstanceID == "" {
+			l.InstanceID = t.InstanceID
+		}
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		hooks = append(hooks, hook{Lifecycle: l, Time: in.Time})
+	}
+	return hooks
+}
+
+// primary picks the interruption that drives the drain: the one with the
+// earliest known deadline (that is when the instance goes), else the first.
+func primary(t handler.Task) event.Interruption {
+	var p event.Interruption
+	for i, in := range t.Interruptions {
+		switch {
+		case i == 0:
+			p = in
+		case !in.Deadline.IsZero() && (p.Deadline.IsZero() || in.Deadline.Before(p.Deadline)):
+			p = in
+		}
+	}
+	return p
+}
+
+// newest returns the time of the most recent interruption; zero if none
+// carries a time.
+func newest(t handler.Task) time.Time {
+	var n time.Time
+	for _, in := range t.Interruptions {
+		if in.Time.After(n) {
+			n = in.Time
+		}
+	}
+	return n
+}
+
+// kinds lists the distinct kinds of a task's interruptions for logs.
+func kinds(t handler.Task) []string {
+	var ks []string
+	seen := map[event.Kind]bool{}
+	for _, in := range t.Interruptions {
+		if !seen[in.Kind] {
+			seen[in.Kind] = true
+			ks = append(ks, string(in.Kind))
+		}
+	}
+	return ks
+}

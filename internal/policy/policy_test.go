@@ -1,0 +1,61 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+)
+
+func TestStrongest(t *testing.T) {
+	tests := []struct {
+		in   []Action
+		want Action
+	}{
+		{nil, ActionNone},
+		{[]Action{ActionNone}, ActionNone},
+		{[]Action{ActionCordon, ActionNone}, ActionCordon},
+		{[]Action{ActionCordon, ActionCordonAndDrain, ActionNone}, ActionCordonAndDrain},
+		{[]Action{ActionCordonAndDrain, ActionCordon}, ActionCordonAndDrain},
+		{[]Action{"bogus", ActionCordon}, ActionCordon},
+	}
+	for _, tt := range tests {
+		if got := Strongest(tt.in...); got != tt.want {
+			t.Errorf("Strongest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	for _, s := range []string{"none", "cordon", "cordon-and-drain"} {
+		if got, err := ParseAction(s); err != nil || string(got) != s {
+			t.Errorf("ParseAction(%q) = %q, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "drain", "Cordon", "cordon-and-drain "} {
+		if _, err := ParseAction(s); err == nil {
+			t.Errorf("ParseAction(%q) succeeded, want an error", s)
+		}
+	}
+}
+
+func TestDefault(t *testing.T) {
+	want := map[event.Kind]Action{
+		event.KindSpotInterruption:        ActionCordonAndDrain,
+		event.KindRebalanceRecommendation: ActionCordon,
+		event.KindStateChange:             ActionCordonAndDrain,
+		event.KindScheduledChange:         ActionCordonAndDrain,
+		event.KindASGLifecycle:            ActionCordonAndDrain,
+	}
+	p := Default()
+	for _, k := range event.Kinds() {
+		if got := p.For(k); got != want[k] {
+			t.Errorf("Default().For(%s) = %q, want %q", k, got, want[k])
+		}
+		if Var(k) == "" {
+			t.Errorf("Var(%s) is empty", k)
+		}
+	}
+	if got := p.For("unknown"); got != ActionNone {
+		t.Errorf("For(unknown) = %q, want none", got)
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+func TestRequestIDHandler(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(requestIDHandler{slog.NewJSONHandler(&buf, nil)}).With("component", "test")
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
+	log.InfoContext(ctx, "hello")
+	log.InfoContext(context.Background(), "outside an invocation")
+
+	dec := json.NewDecoder(&buf)
+	var first, second map[string]any
+	if err := dec.Decode(&first); err != nil {
+		t.Fatal(err)
+	}
+	if err := dec.Decode(&second); err != nil {
+		t.Fatal(err)
+	}
+	if first["request_id"] != "req-123" || first["component"] != "test" {
+		t.Errorf("line in an invocation = %v, want request_id req-123 and the logger's attributes", first)
+	}
+	if _, ok := second["request_id"]; ok {
+		t.Errorf("line outside an invocation = %v, want no request_id", second)
+	}
+}

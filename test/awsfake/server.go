@@ -1,0 +1,213 @@
+// Package awsfake serves in-process fakes of the EC2, Auto Scaling and EKS
+// APIs on 127.0.0.1, speaking their real wire protocols (EC2 query/XML,
+// Auto Scaling query/XML, EKS REST/JSON), so the real aws-sdk-go-v2 clients
+// can be pointed at them with BaseEndpoint. It records every call and can
+// inject errors (throttling, access denied, inactive lifecycle actions).
+//
+// One server answers all three services: EC2 and Auto Scaling are told
+// apart by their Action, EKS by its REST paths.
+package awsfake
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+)
+
+// Region is the region Config uses and the fakes report.
+const Region = "us-west-2"
+
+// Service names used in Call.Service.
+const (
+	ServiceEC2         = "ec2"
+	ServiceAutoScaling = "autoscaling"
+	ServiceEKS         = "eks"
+)
+
+// Call is one request the server received.
+type Call struct {
+	Service string
+	Action  string     // DescribeInstances, CompleteLifecycleAction, DescribeCluster, ...
+	Params  url.Values // the form for query protocols; {"name": ...} for EKS
+	Signed  bool       // an AWS SigV4 Authorization header was present
+	Fault   Fault      // the fault answered, 0 when served normally
+}
+
+// Server is a running fake. Methods are safe for concurrent use.
+type Server struct {
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	calls     []Call
+	faults    map[string][]Fault // by action, consumed in order
+	sticky    map[string]Fault   // by action, answered until cleared
+	instances map[string]Instance
+	order     []string // instance IDs in insertion order, for stable pages
+	clusters  map[string]Cluster
+	actions   []LifecycleAction // active lifecycle actions
+	completed []Completion
+}
+
+// New starts a fake on 127.0.0.1. Close it when done.
+func New() *Server {
+	s := &Server{
+		faults:    map[string][]Fault{},
+		sticky:    map[string]Fault{},
+		instances: map[string]Instance{},
+		clusters:  map[string]Cluster{},
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base endpoint of all three services (http://127.0.0.1:port).
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Config returns an aws.Config for the fake: region us-west-2, static
+// credentials, BaseEndpoint at the server, and the SDK's standard retryer
+// with its backoff delay set to zero so tests of throttling stay fast (the
+// retry decisions are the standard ones).
+func (s *Server) Config() aws.Config {
+	return aws.Config{
+		Region:       Region,
+		BaseEndpoint: aws.String(s.URL()),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDFAKEFAKEFAKE", SecretAccessKey: "fake-secret", Source: "awsfake"}, nil
+		}),
+		Retryer: func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+			})
+		},
+	}
+}
+
+// Calls returns every call received so far, in order.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// CallsTo returns the calls of one action, in order.
+func (s *Server) CallsTo(action string) []Call {
+	var out []Call
+	for _, c := range s.Calls() {
+		if c.Action == action {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Fault is an error the server can answer instead of serving a call.
+type Fault int
+
+// Faults, each answered in the service's own error format and code.
+const (
+	// Throttle: RequestLimitExceeded (EC2, 503), Throttling (Auto
+	// Scaling, 400), ThrottlingException (EKS, 429).
+	Throttle Fault = iota + 1
+	// AccessDenied: UnauthorizedOperation (EC2), AccessDenied (Auto
+	// Scaling), AccessDeniedException (EKS); all 403.
+	AccessDenied
+	// NoActiveLifecycleAction: the ValidationError Auto Scaling answers
+	// for a lifecycle action that is completed or timed out.
+	NoActiveLifecycleAction
+	// NotFound: ResourceNotFoundException (EKS), InvalidInstanceID.NotFound (EC2).
+	NotFound
+	// Internal: a 500 InternalError (retried by the SDK).
+	Internal
+)
+
+// Inject makes the next `times` calls of action answer fault. Faults
+// injected for the same action queue up in order. times < 0 answers the
+// fault until ClearFaults.
+func (s *Server) Inject(action string, fault Fault, times int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if times < 0 {
+		s.sticky[action] = fault
+		return
+	}
+	for range times {
+		s.faults[action] = append(s.faults[action], fault)
+	}
+}
+
+// ClearFaults drops every injected fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.faults)
+	clear(s.sticky)
+}
+
+// record logs the call and returns the fault to answer, if any.
+func (s *Server) record(c Call) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q := s.faults[c.Action]; len(q) > 0 {
+		c.Fault, s.faults[c.Action] = q[0], q[1:]
+	} else if f, ok := s.sticky[c.Action]; ok {
+		c.Fault = f
+	}
+	s.calls = append(s.calls, c)
+	return c.Fault
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	signed := strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ")
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/clusters/") {
+		name, err := url.PathUnescape(strings.TrimPrefix(r.URL.Path, "/clusters/"))
+		if err != nil || name == "" || strings.Contains(name, "/") {
+			http.Error(w, "bad cluster path", http.StatusBadRequest)
+			return
+		}
+		fault := s.record(Call{Service: ServiceEKS, Action: "DescribeCluster", Params: url.Values{"name": {name}}, Signed: signed})
+		s.describeCluster(w, name, fault)
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/" {
+		http.Error(w, fmt.Sprintf("awsfake: no route for %s %s", r.Method, r.URL.Path), http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	action := form.Get("Action")
+	switch action {
+	case "DescribeInstances":
+		fault := s.record(Call{Service: ServiceEC2, Action: action, Params: form, Signed: signed})
+		s.describeInstances(w, form, fault)
+	case "CompleteLifecycleAction", "RecordLifecycleActionHeartbeat":
+		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed})
+		s.lifecycleAction(w, action, form, fault)
+	default:
+		s.record(Call{Action: action, Params: form, Signed: signed})
+		http.Error(w, "awsfake: unsupported action "+action, http.StatusBadRequest)
+	}
+}
+
+// requestID is constant: nothing reads it but the SDK's error messages.
+const requestID = "00000000-0000-4000-8000-000000000000"

@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/drainpipe/drainpipe/test/lambdart"
+	"github.com/drainpipe/drainpipe/test/sandbox"
+)
+
+func TestMain(m *testing.M) { sandbox.Main(m) }
+
+// built is the bootstrap every test of this binary runs.
+var built struct {
+	once sync.Once
+	path string
+	skip string
+	err  error
+}
+
+// bootstrapEnv names a prebuilt bootstrap to test instead of building one
+// (an arm64 one runs too where qemu-user-static is registered).
+const bootstrapEnv = "DRAINPIPE_E2E_BOOTSTRAP"
+
+// bootstrap returns the path of the real bootstrap, building it once per
+// test binary exactly as `make build-local` does, into dist/local.
+func bootstrap(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test: builds the bootstrap; skipped with -short")
+	}
+	built.once.Do(func() {
+		if p := os.Getenv(bootstrapEnv); p != "" {
+			built.path = p
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		var root string
+		root, built.err = lambdart.ModuleRoot(ctx, ".")
+		if built.err != nil {
+			return
+		}
+		if mains, _ := filepath.Glob(filepath.Join(root, "lambda", "*.go")); len(mains) == 0 {
+			built.skip = "lambda/main.go is not written yet"
+			return
+		}
+		built.path = filepath.Join(root, "dist", "local", "bootstrap")
+		if built.err = os.MkdirAll(filepath.Dir(built.path), 0o755); built.err != nil {
+			return
+		}
+		built.err = lambdart.Build{Dir: root, Package: "./lambda", Output: built.path, Strip: true}.Run(ctx)
+	})
+	if built.skip != "" {
+		t.Skip(built.skip)
+	}
+	if built.err != nil {
+		t.Fatalf("building the bootstrap: %v", built.err)
+	}
+	return built.path
+}
+
+// testContext bounds a test; generous, since the machine is shared.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// start runs the bootstrap with env on top of the harness's Lambda
+// environment; -v shows its output as it comes.
+func start(t *testing.T, env ...string) *lambdart.Runtime {
+	t.Helper()
+	opts := lambdart.Options{Bootstrap: bootstrap(t), Env: env, FunctionName: "drainpipe-e2e"}
+	if testing.Verbose() {
+		opts.Stdout = t.Output()
+	}
+	return lambdart.Start(t, opts)
+}

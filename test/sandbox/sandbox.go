@@ -1,0 +1,185 @@
+// Package sandbox runs a real Kubernetes control plane on 127.0.0.1 for
+// tests and demos: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and kwok (simulated kubelets), built by
+// test/sandbox/build/build.sh. Every process listens on loopback on free
+// ports, so several sandboxes can run side by side, and every process is
+// stopped by its PID.
+//
+// Tests use ForTest (one shared sandbox per test binary, stopped by Main);
+// programs use Start and Stop.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// KubernetesVersion is the version of the control plane binaries.
+const KubernetesVersion = "v1.36.3"
+
+// Options configure Start. The zero value is usable.
+type Options struct {
+	// BinDir holds the binaries; empty means DefaultBinDir(os.Getenv).
+	BinDir string
+	// Dir receives certificates, configs, etcd data and logs; empty means a
+	// new temporary directory, removed by Stop unless KeepDir is set.
+	Dir string
+	// KeepDir keeps Dir (logs included) after Stop.
+	KeepDir bool
+	// Detach starts the processes in their own session so they outlive this
+	// program (make sandbox-up); otherwise they die with it.
+	Detach bool
+	// Logger receives progress; nil discards it.
+	Logger *slog.Logger
+}
+
+// Sandbox is a running control plane.
+type Sandbox struct {
+	dir        string
+	ownDir     bool
+	keepDir    bool
+	kubeconfig string
+	config     *rest.Config
+	procs      []*process
+	launch     *launcher
+	log        *slog.Logger
+}
+
+// DefaultBinDir is where build.sh puts the binaries:
+// $DRAINPIPE_SANDBOX_BIN, else ${XDG_CACHE_HOME:-$HOME/.cache}/drainpipe/sandbox-<version>/bin.
+func DefaultBinDir(getenv func(string) string) string {
+	if d := getenv("DRAINPIPE_SANDBOX_BIN"); d != "" {
+		return d
+	}
+	cache := getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		cache = filepath.Join(getenv("HOME"), ".cache")
+	}
+	return filepath.Join(cache, "drainpipe", "sandbox-"+KubernetesVersion, "bin")
+}
+
+// binaries are the programs a sandbox runs, in start order.
+var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
+
+// ErrNoBinaries reports that the sandbox binaries have not been built.
+var ErrNoBinaries = errors.New("sandbox binaries not found: run make sandbox-build")
+
+// CheckBinaries returns ErrNoBinaries (wrapped with the missing path) unless
+// every binary is present in binDir.
+func CheckBinaries(binDir string) error {
+	for _, b := range binaries {
+		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
+			return fmt.Errorf("checking %s: %w", filepath.Join(binDir, b), ErrNoBinaries)
+		}
+	}
+	return nil
+}
+
+// Start launches a control plane and returns once it is ready: the API
+// server answers /readyz, the controller manager, scheduler and kwok answer
+// /healthz. ctx bounds only the start; the processes run until Stop.
+func Start(ctx context.Context, opts Options) (*Sandbox, error) {
+	if opts.BinDir == "" {
+		opts.BinDir = DefaultBinDir(os.Getenv)
+	}
+	if err := CheckBinaries(opts.BinDir); err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Sandbox{dir: opts.Dir, keepDir: opts.KeepDir, log: log}
+	if s.dir == "" {
+		d, err := os.MkdirTemp("", "drainpipe-sandbox-")
+		if err != nil {
+			return nil, fmt.Errorf("creating sandbox directory: %w", err)
+		}
+		s.dir, s.ownDir = d, true
+	}
+	begin := time.Now()
+	if err := s.start(ctx, opts); err != nil {
+		stopErr := s.Stop()
+		return nil, errors.Join(fmt.Errorf("starting sandbox (logs in %s): %w", s.LogDir(), err), stopErr)
+	}
+	log.Info("sandbox ready", "dir", s.dir, "kubeconfig", s.kubeconfig, "elapsed_ms", time.Since(begin).Milliseconds())
+	return s, nil
+}
+
+// RESTConfig returns a copy of the admin (system:masters) client config,
+// with QPS 500 and burst 1000 so test setup is not throttled client-side.
+func (s *Sandbox) RESTConfig() *rest.Config { return rest.CopyConfig(s.config) }
+
+// KubeconfigPath is an admin kubeconfig file usable by kubectl.
+func (s *Sandbox) KubeconfigPath() string { return s.kubeconfig }
+
+// Dir is the sandbox's working directory.
+func (s *Sandbox) Dir() string { return s.dir }
+
+// LogDir holds one log file per component.
+func (s *Sandbox) LogDir() string { return filepath.Join(s.dir, "logs") }
+
+// PIDs returns the process id of every running component by name.
+func (s *Sandbox) PIDs() map[string]int {
+	m := make(map[string]int, len(s.procs))
+	for _, p := range s.procs {
+		m[p.name] = p.pid
+	}
+	return m
+}
+
+// Stop terminates every process by PID (SIGTERM, then SIGKILL after a few
+// seconds), in reverse start order, and removes a temporary directory
+// unless KeepDir was set.
+func (s *Sandbox) Stop() error {
+	var errs []error
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		if err := s.procs[i].stop(stopGrace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.procs = nil
+	if s.launch != nil {
+		s.launch.close()
+		s.launch = nil
+	}
+	if s.ownDir && !s.keepDir && len(errs) == 0 {
+		if err := os.RemoveAll(s.dir); err != nil {
+			errs = append(errs, fmt.Errorf("removing %s: %w", s.dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StopDir stops the sandbox whose directory is dir, started by another
+// program with Options.Dir (make sandbox-down), using the PIDs it recorded.
+// A PID now running some other program is left alone.
+func StopDir(dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return fmt.Errorf("reading sandbox state: %w", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Errorf("decoding %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	s := &Sandbox{dir: dir}
+	for _, p := range st.Processes {
+		s.procs = append(s.procs, &process{name: p.Name, path: p.Path, pid: p.PID})
+	}
+	if err := s.Stop(); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, stateFile)); err != nil {
+		return fmt.Errorf("removing sandbox state: %w", err)
+	}
+	return nil
+}

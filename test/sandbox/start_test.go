@@ -1,0 +1,67 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/test/sandbox"
+)
+
+// TestSideBySide starts a second sandbox next to the shared one: free
+// ports keep them apart, both report the stamped version, kubectl can use
+// the kubeconfig, and Stop leaves no process behind.
+func TestSideBySide(t *testing.T) {
+	shared := sandbox.ForTest(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	second, err := sandbox.Start(ctx, sandbox.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("starting a second sandbox: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			_ = second.Stop()
+		}
+	})
+	if a, b := shared.RESTConfig().Host, second.RESTConfig().Host; a == b {
+		t.Errorf("both sandboxes serve on %s", a)
+	}
+	for name, sb := range map[string]*sandbox.Sandbox{"shared": shared, "second": second} {
+		client, err := kubernetes.NewForConfig(sb.RESTConfig())
+		if err != nil {
+			t.Fatalf("%s: creating client: %v", name, err)
+		}
+		v, err := client.Discovery().ServerVersion()
+		if err != nil {
+			t.Fatalf("%s: getting server version: %v", name, err)
+		}
+		if v.GitVersion != sandbox.KubernetesVersion {
+			t.Errorf("%s: server version %q, want %q", name, v.GitVersion, sandbox.KubernetesVersion)
+		}
+	}
+	if kubectl, err := exec.LookPath("kubectl"); err == nil {
+		out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", second.KubeconfigPath(), "get", "namespaces", "-o", "name").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "namespace/default") {
+			t.Errorf("kubectl get namespaces: %v\n%s", err, out)
+		}
+	}
+
+	pids := second.PIDs()
+	if err := second.Stop(); err != nil {
+		t.Fatalf("stopping: %v", err)
+	}
+	stopped = true
+	for name, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("%s (pid %d) still exists after Stop: kill(0) = %v", name, pid, err)
+		}
+	}
+}
