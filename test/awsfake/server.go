@@ -9,6 +9,7 @@
 package awsfake
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -80,10 +81,18 @@ func (s *Server) Close() { s.srv.Close() }
 // credentials, BaseEndpoint at the server, and the SDK's standard retryer
 // with its backoff delay set to zero so tests of throttling stay fast (the
 // retry decisions are the standard ones).
+//
+// Its HTTP client hands the transport a private copy of each request body.
+// On loopback the fake can answer before the transport has made its final
+// end-of-body read; the SDK closes its body as soon as the response is
+// in, that read then fails and the transport tears the connection down
+// under the response (a spurious retry, about one call in twenty for large
+// responses on a loaded machine). Real endpoints are too far away for it.
 func (s *Server) Config() aws.Config {
 	return aws.Config{
 		Region:       Region,
 		BaseEndpoint: aws.String(s.URL()),
+		HTTPClient:   bufferingClient{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}},
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "AKIDFAKEFAKEFAKE", SecretAccessKey: "fake-secret", Source: "awsfake"}, nil
 		}),
@@ -93,6 +102,23 @@ func (s *Server) Config() aws.Config {
 			})
 		},
 	}
+}
+
+type bufferingClient struct{ c *http.Client }
+
+func (b bufferingClient) Do(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return b.c.Do(r)
+	}
+	data, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("buffering request body: %w", err)
+	}
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return b.c.Do(r)
 }
 
 // Calls returns every call received so far, in order.

@@ -12,24 +12,32 @@ ldflags="-s -w"
 for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags="$ldflags -X $p.gitVersion=${K8S_VERSION} -X $p.gitMajor=1 -X $p.gitMinor=${minor} -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
 done
-build() { # name package
-  local name=$1 pkg=$2
+ticker=""
+trap '[ -z "$ticker" ] || kill "$ticker" 2>/dev/null || true' EXIT
+build() { # name package expected-cold-time
+  local name=$1 pkg=$2 expect=$3
   if [ -x "$BIN/$name" ]; then echo "sandbox-build: $name present"; return; fi
-  echo "sandbox-build: building $name ($(date +%T)); a cold build of kube-apiserver takes ~8 min"
+  echo "sandbox-build: building $name ($(date +%T); about $expect when cold)"
   local start=$SECONDS
+  # A heartbeat, so a long compile does not look like a hang.
+  ( n=0; while sleep 30; do n=$((n+30)); echo "sandbox-build: still building $name (${n} s)"; done ) &
+  ticker=$!
   go build -trimpath -ldflags "$ldflags" -o "$BIN/$name.tmp" "$pkg"
+  kill "$ticker" 2>/dev/null || true; ticker=""
   mv "$BIN/$name.tmp" "$BIN/$name"
   echo "sandbox-build: $name built in $((SECONDS-start)) s"
 }
-build etcd ./etcd
-build kwok sigs.k8s.io/kwok/cmd/kwok
-build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
-build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-# kwok's default stages ship in its module; copy them beside the binaries.
+total=$SECONDS
+build etcd ./etcd "1 min"
+build kwok sigs.k8s.io/kwok/cmd/kwok "2-3 min"
+build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "1 min"
+build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "3 min"
+build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "8 min"
+# kwok's default stages ship in its module; a reference copy goes beside the
+# binaries (the sandbox embeds its own, adapted, in test/sandbox/stages).
 stages="$BIN/../stages"
 if [ ! -d "$stages" ]; then
   src="$(go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage"
   mkdir -p "$stages" && cp -r "$src"/. "$stages"/ && chmod -R u+w "$stages"
 fi
-echo "sandbox-build: ready in $BIN"
+echo "sandbox-build: ready in $BIN ($((SECONDS-total)) s)"
