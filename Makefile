@@ -43,6 +43,20 @@ sandbox-up: sandbox-build ## start a local control plane on 127.0.0.1 and print 
 sandbox-down: ## stop the control plane started by sandbox-up (by its PIDs)
 	$(GO) run ./test/sandbox/cmd/sandbox down
 
+# Example context so `make synth` renders out of the box; pass your own
+# (make synth SYNTH_ARGS='-c clusters=prod') or set them in cdk.json.
+SYNTH_ARGS ?= -c clusters=example-cluster -c asgNamePrefix=example-
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+synth: build node_modules/.package-lock.json ## render the CloudFormation template into cdk.out/ with the pinned CDK CLI
+	npx --no-install cdk synth --quiet $(SYNTH_ARGS)
+	@ls cdk.out/*.template.json
+
+bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl drain vs the unthrottled limit (~1 min)
+	$(GO) run ./test/bench/drain
+
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
 

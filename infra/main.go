@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	err := run()
+	err := run(nil)
 	jsii.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "drainpipe infra:", err)
@@ -29,7 +29,10 @@ func main() {
 	}
 }
 
-func run() error {
+// run synthesizes the app. defaults is context that the CLI's (cdk.json, -c)
+// overrides; the tests pass it because the jsii runtime does not see later
+// changes to the process environment.
+func run(defaults map[string]any) error {
 	root, err := projectRoot()
 	if err != nil {
 		return err
@@ -43,7 +46,11 @@ func run() error {
 	if !filepath.IsAbs(outdir) {
 		outdir = filepath.Join(root, outdir)
 	}
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir)})
+	appProps := &awscdk.AppProps{Outdir: jsii.String(outdir)}
+	if defaults != nil {
+		appProps.Context = &defaults
+	}
+	app := awscdk.NewApp(appProps)
 	get := func(key string) any { return app.Node().TryGetContext(jsii.String(key)) }
 	warnUnknown(app.Node().GetAllContext(nil))
 	props, err := stack.FromContext(get)

@@ -147,13 +147,13 @@ func (p Props) Validate() error {
 		bad("memorySize: %d MB is outside 128–10240", p.MemoryMB)
 	}
 	if p.Timeout < 10*time.Second || p.Timeout > 15*time.Minute || p.Timeout%time.Second != 0 {
-		bad("timeoutSeconds: %s is not a whole number of seconds in 10–900", p.Timeout)
+		bad("timeoutSeconds: %v is not a whole number of seconds in 10–900", p.Timeout.Seconds())
 	}
 	if p.BatchSize < 1 || p.BatchSize > 10000 {
 		bad("batchSize: %d is outside 1–10000", p.BatchSize)
 	}
 	if p.BatchWindow < 0 || p.BatchWindow > 5*time.Minute || p.BatchWindow%time.Second != 0 {
-		bad("batchWindowSeconds: %s is not a whole number of seconds in 0–300", p.BatchWindow)
+		bad("batchWindowSeconds: %v is not a whole number of seconds in 0–300", p.BatchWindow.Seconds())
 	}
 	if p.BatchSize > 10 && p.BatchWindow < time.Second {
 		bad("batchSize: more than 10 needs batchWindowSeconds of at least 1 (an SQS event source rule)")
@@ -167,14 +167,14 @@ func (p Props) Validate() error {
 	// Every attempt must fit in the retention, or a message being resumed
 	// by redelivery expires before its final attempt completes the hook.
 	if p.Timeout > 0 && time.Duration(p.MaxReceiveCount)*p.Visibility() > queueRetention {
-		bad("maxReceiveCount × visibility (%d × %s) exceeds the queue retention of %s",
-			p.MaxReceiveCount, p.Visibility(), queueRetention)
+		bad("maxReceiveCount × visibility (%d × %vs) exceeds the queue retention of %v days",
+			p.MaxReceiveCount, p.Visibility().Seconds(), queueRetention.Hours()/24)
 	}
 	if !slices.Contains(retentions, p.LogRetention) {
 		bad("logRetentionDays: %d is not one of %v", p.LogRetention, retentions)
 	}
 	if p.AlarmOldestMessageAge < time.Minute || p.AlarmOldestMessageAge%time.Second != 0 {
-		bad("alarmOldestMessageAgeSeconds: %s is not a whole number of seconds ≥ 60", p.AlarmOldestMessageAge)
+		bad("alarmOldestMessageAgeSeconds: %v is not a whole number of seconds ≥ 60", p.AlarmOldestMessageAge.Seconds())
 	}
 	if p.AlarmErrors < 1 {
 		bad("alarmErrors: %d is below 1", p.AlarmErrors)

@@ -215,3 +215,51 @@ func TestGraceIsClampedToDeadline(t *testing.T) {
 		t.Errorf("quick pod's deletion grace = %d s, want its own 10 s", g)
 	}
 }
+
+func TestResumedDrainKeepsWaveOrder(t *testing.T) {
+	s, d := newScene(t, drain.DefaultConfig())
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	nodes := s.env.Nodes(ctx, 2, fixture.NodeOptions{})
+	n := nodes[0]
+	stuck := s.env.Pod(ctx, "stuck", fixture.BoundTo(n.Name), fixture.Finalizers("drainpipe.test/hold"))
+	s.env.Deployment(ctx, "dns", 1, fixture.OnNode(n.Name), fixture.Priority("system-cluster-critical"))
+	dns := s.podsOn(t, ctx, n.Name, "app=dns", 1)
+	req := drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true}
+
+	// The first Run is interrupted once the ordinary pod is evicted.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	s.events.onEvent(func(e drain.Event) {
+		if e.Type == drain.EventEvicted {
+			stop()
+		}
+	})
+	if _, err := d.Run(runCtx, req); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	s.events.onEvent(nil)
+
+	// Resumed while the ordinary pod still terminates, the drain must not
+	// start the critical wave: it stops at its budget with dns pending.
+	short, cancelShort := context.WithTimeout(ctx, time.Second)
+	defer cancelShort()
+	rep, err := d.Run(short, req)
+	if err != nil {
+		t.Fatalf("resumed Run: %v", err)
+	}
+	want := drain.Report{Node: n.Name, Terminating: []string{s.key(stuck.Name)}, Pending: s.keys(dns)}
+	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
+		t.Errorf("resumed report mismatch (-want +got):\n%s", diff)
+	}
+
+	// Once it is gone, the next Run evicts the critical pod and is done.
+	s.env.RemoveFinalizers(ctx, stuck.Name)
+	rep, err = d.Run(ctx, req)
+	if err != nil {
+		t.Fatalf("final Run: %v", err)
+	}
+	if diff := cmp.Diff(drain.Report{Node: n.Name, Evicted: s.keys(dns), Done: true}, rep, cmpIgnoreElapsed); diff != "" {
+		t.Errorf("final report mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -93,7 +93,14 @@ func (r *run) drain(ctx context.Context) {
 	go r.watch(watchCtx)
 
 	var wg sync.WaitGroup
+	// Ordinary pods still terminating from an earlier Run belong to the
+	// first wave: a resumed drain waits for them before the critical wave.
 	var launched []*target
+	for _, t := range r.plan.waiting {
+		if !t.critical {
+			launched = append(launched, t)
+		}
+	}
 	for i, wave := range r.plan.waves {
 		if len(wave) == 0 {
 			continue

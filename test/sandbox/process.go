@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -169,6 +170,10 @@ func alive(pid int, path string) bool {
 	return true
 }
 
+// Ports are drawn below Linux's default ephemeral range (32768-60999) so
+// that no outgoing connection can take one between the draw and the bind.
+const portLow, portHigh = 20000, 32768
+
 // freePorts reserves n distinct loopback ports by listening on them all at
 // once, then releases them for the components to bind.
 func freePorts(n int) ([]int, error) {
@@ -179,13 +184,17 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 1000 {
+			return nil, fmt.Errorf("reserving %d ports in %d-%d: too many in use", n, portLow, portHigh-1)
+		}
+		port := portLow + rand.IntN(portHigh-portLow)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
-			return nil, fmt.Errorf("reserving a port: %w", err)
+			continue // taken; draw another
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
 }

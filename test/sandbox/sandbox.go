@@ -11,7 +11,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -157,29 +156,4 @@ func (s *Sandbox) Stop() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// StopDir stops the sandbox whose directory is dir, started by another
-// program with Options.Dir (make sandbox-down), using the PIDs it recorded.
-// A PID now running some other program is left alone.
-func StopDir(dir string) error {
-	data, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return fmt.Errorf("reading sandbox state: %w", err)
-	}
-	var st state
-	if err := json.Unmarshal(data, &st); err != nil {
-		return fmt.Errorf("decoding %s: %w", filepath.Join(dir, stateFile), err)
-	}
-	s := &Sandbox{dir: dir}
-	for _, p := range st.Processes {
-		s.procs = append(s.procs, &process{name: p.Name, path: p.Path, pid: p.PID})
-	}
-	if err := s.Stop(); err != nil {
-		return err
-	}
-	if err := os.Remove(filepath.Join(dir, stateFile)); err != nil {
-		return fmt.Errorf("removing sandbox state: %w", err)
-	}
-	return nil
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/jsii-runtime-go"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	jsii.Close()
+	os.Exit(code)
+}
+
+// TestRun drives the app as the CDK CLI does: from infra/ under a root with
+// cdk.json and a relative CDK_OUTDIR.
+func TestRun(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"infra", "dist"} {
+		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "cdk.json"), []byte(`{"app": "go run -C infra ."}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "infra"))
+	t.Setenv("CDK_OUTDIR", "cdk.out")
+	ctx := map[string]any{"clusters": []any{"prod"}, "stackName": "Drainpipe-test"}
+
+	err := run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "run `make build` first") || strings.Contains(err.Error(), "clusters") {
+		t.Fatalf("run without dist/bootstrap: %v, want only an error asking for make build", err)
+	}
+
+	if err := os.WriteFile(filepath.Join(root, "dist", "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "cdk.out", "Drainpipe-test.template.json")); err != nil {
+		t.Errorf("template not written under the root's cdk.out: %v", err)
+	}
+}

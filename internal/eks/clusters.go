@@ -1,0 +1,198 @@
+// Package eks authenticates to EKS clusters and builds their clients.
+//
+// Clusters builds one Kubernetes clientset per cluster and keeps it for the
+// life of the container: the endpoint and CA come from eks:DescribeCluster
+// (once) or from configuration, and every request carries an
+// aws-iam-authenticator token that the transport keeps fresh. Local builds
+// the same from a kubeconfig, for running against any cluster by hand.
+package eks
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/drainpipe/drainpipe/internal/awserr"
+)
+
+// Client-side rate limits. Client-go's defaults (5/10) turn a 100-pod
+// drain into 20 s of waiting; the API server's own priority and fairness
+// is the real limit.
+const (
+	DefaultQPS   = 200
+	DefaultBurst = 400
+)
+
+const userAgent = "drainpipe"
+
+// Endpoint is where a cluster's API server is and how to trust it.
+type Endpoint struct {
+	URL    string // https://...
+	CAData []byte // PEM; empty trusts the system roots
+}
+
+// Options tune Clusters. The zero value is usable.
+type Options struct {
+	QPS   float32 // DefaultQPS when 0
+	Burst int     // DefaultBurst when 0
+	// Overrides give endpoints by cluster name, skipping DescribeCluster
+	// (private endpoints reached through a proxy, or a role without
+	// eks:DescribeCluster).
+	Overrides map[string]Endpoint
+	// Now is the clock tokens are signed with (time.Now when nil).
+	Now func() time.Time
+}
+
+// describeAPI is the part of the EKS client Clusters uses.
+type describeAPI interface {
+	DescribeCluster(ctx context.Context, in *awseks.DescribeClusterInput, optFns ...func(*awseks.Options)) (*awseks.DescribeClusterOutput, error)
+}
+
+var _ describeAPI = (*awseks.Client)(nil)
+
+// Clusters hands out Kubernetes clients for EKS clusters by name.
+type Clusters struct {
+	eks     describeAPI
+	signer  *Signer
+	opts    Options
+	wrapper func(http.RoundTripper) http.RoundTripper // tests: observe requests
+
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+// entry serialises building one cluster's client without blocking others.
+type entry struct {
+	mu     sync.Mutex
+	client kubernetes.Interface
+}
+
+// New returns Clusters using cfg for eks:DescribeCluster and for signing
+// tokens (which needs credentials and a region, but no IAM permission).
+func New(cfg aws.Config, opts Options) *Clusters {
+	if opts.QPS == 0 {
+		opts.QPS = DefaultQPS
+	}
+	if opts.Burst == 0 {
+		opts.Burst = DefaultBurst
+	}
+	return &Clusters{
+		eks:     awseks.NewFromConfig(cfg),
+		signer:  NewSigner(cfg, opts.Now),
+		opts:    opts,
+		entries: map[string]*entry{},
+	}
+}
+
+// Client returns the clientset for cluster, building it on first use. A
+// failed build is not cached: the next call tries again.
+func (c *Clusters) Client(ctx context.Context, cluster string) (kubernetes.Interface, error) {
+	if cluster == "" {
+		return nil, errors.New("building kubernetes client: empty cluster name")
+	}
+	c.mu.Lock()
+	e, ok := c.entries[cluster]
+	if !ok {
+		e = &entry{}
+		c.entries[cluster] = e
+	}
+	c.mu.Unlock()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil {
+		return e.client, nil
+	}
+	ep, err := c.endpoint(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	client, err := kubernetes.NewForConfig(c.restConfig(cluster, ep))
+	if err != nil {
+		return nil, fmt.Errorf("building kubernetes client for cluster %s: %w", cluster, err)
+	}
+	e.client = client
+	return client, nil
+}
+
+func (c *Clusters) restConfig(cluster string, ep Endpoint) *rest.Config {
+	return &rest.Config{
+		Host:            ep.URL,
+		TLSClientConfig: rest.TLSClientConfig{CAData: ep.CAData},
+		QPS:             c.opts.QPS,
+		Burst:           c.opts.Burst,
+		UserAgent:       userAgent,
+		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
+			if c.wrapper != nil {
+				rt = c.wrapper(rt)
+			}
+			return &bearer{base: rt, cluster: cluster, tokens: c.signer}
+		},
+	}
+}
+
+// endpoint returns the configured override or asks DescribeCluster.
+func (c *Clusters) endpoint(ctx context.Context, cluster string) (Endpoint, error) {
+	if ep, ok := c.opts.Overrides[cluster]; ok {
+		if err := validURL(ep.URL); err != nil {
+			return Endpoint{}, fmt.Errorf("checking endpoint override for cluster %s: %w", cluster, err)
+		}
+		return ep, nil
+	}
+	out, err := c.eks.DescribeCluster(ctx, &awseks.DescribeClusterInput{Name: aws.String(cluster)})
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("describing cluster %s: %w", cluster, awserr.Classify(err))
+	}
+	cl := out.Cluster
+	if cl == nil || aws.ToString(cl.Endpoint) == "" {
+		status := "unknown"
+		if cl != nil {
+			status = string(cl.Status)
+		}
+		return Endpoint{}, fmt.Errorf("describing cluster %s: no endpoint (status %s)", cluster, status)
+	}
+	ep := Endpoint{URL: aws.ToString(cl.Endpoint)}
+	if err := validURL(ep.URL); err != nil {
+		return Endpoint{}, fmt.Errorf("describing cluster %s: %w", cluster, err)
+	}
+	if cl.CertificateAuthority == nil || aws.ToString(cl.CertificateAuthority.Data) == "" {
+		return Endpoint{}, fmt.Errorf("describing cluster %s: no certificate authority", cluster)
+	}
+	ep.CAData, err = base64.StdEncoding.DecodeString(aws.ToString(cl.CertificateAuthority.Data))
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("decoding certificate authority of cluster %s: %w", cluster, err)
+	}
+	return ep, nil
+}
+
+// validURL accepts https URLs, and http ones on loopback only (tests and
+// local proxies): a bearer token must not cross a network in clear.
+func validURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("parsing endpoint: %w", err)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("endpoint %q has no host", raw)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
+			return nil
+		}
+	}
+	return fmt.Errorf("endpoint %q: want https", raw)
+}

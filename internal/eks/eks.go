@@ -1,2 +1,0 @@
-// Package eks authenticates to EKS clusters and builds their clients.
-package eks
