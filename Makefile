@@ -33,6 +33,7 @@ test-short: ## unit tests only (seconds; no sandbox, no CDK)
 lint: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd infra && $(GO) vet ./...
 
 sandbox-build: ## build (or reuse) the sandbox binaries in the user cache
 	$(SANDBOX_BUILD)

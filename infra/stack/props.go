@@ -122,9 +122,9 @@ func (p Props) Validate() error {
 			bad("asgNamePrefix: %w", err)
 		}
 	}
-	for key, a := range p.Actions.byEnv() {
-		if a != "" && !slices.Contains(actionNames, a) {
-			bad("%s: %q is not one of %s", key, a, strings.Join(actionNames, ", "))
+	for _, f := range p.Actions.fields() {
+		if f.value != "" && !slices.Contains(actionNames, f.value) {
+			bad("%s: %q is not one of %s", f.key, f.value, strings.Join(actionNames, ", "))
 		}
 	}
 	if p.RequiredTag != "" {
@@ -207,14 +207,16 @@ func checkAsset(dir string) error {
 	return nil
 }
 
-// byEnv maps each action's environment variable to its value.
-func (a Actions) byEnv() map[string]string {
-	return map[string]string{
-		"DRAINPIPE_ACTION_SPOT":             a.Spot,
-		"DRAINPIPE_ACTION_REBALANCE":        a.Rebalance,
-		"DRAINPIPE_ACTION_STATE_CHANGE":     a.StateChange,
-		"DRAINPIPE_ACTION_SCHEDULED_CHANGE": a.ScheduledChange,
-		"DRAINPIPE_ACTION_ASG_LIFECYCLE":    a.ASGLifecycle,
+// actionField ties an action to its context key and environment variable.
+type actionField struct{ key, env, value string }
+
+func (a Actions) fields() []actionField {
+	return []actionField{
+		{"actionSpot", "DRAINPIPE_ACTION_SPOT", a.Spot},
+		{"actionRebalance", "DRAINPIPE_ACTION_REBALANCE", a.Rebalance},
+		{"actionStateChange", "DRAINPIPE_ACTION_STATE_CHANGE", a.StateChange},
+		{"actionScheduledChange", "DRAINPIPE_ACTION_SCHEDULED_CHANGE", a.ScheduledChange},
+		{"actionAsgLifecycle", "DRAINPIPE_ACTION_ASG_LIFECYCLE", a.ASGLifecycle},
 	}
 }
 
@@ -224,8 +226,7 @@ func reservedEnv(k string) bool {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG":
 		return true
 	}
-	_, ok := Actions{}.byEnv()[k]
-	return ok
+	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
 }
 
 // managedEnv is the function environment derived from the props' own
@@ -237,9 +238,9 @@ func (p Props) managedEnv() map[string]string {
 		"DRAINPIPE_DRY_RUN":           fmt.Sprint(p.DryRun),
 		"DRAINPIPE_MAX_RECEIVE_COUNT": fmt.Sprint(p.MaxReceiveCount),
 	}
-	for k, v := range p.Actions.byEnv() {
-		if v != "" {
-			env[k] = v
+	for _, f := range p.Actions.fields() {
+		if f.value != "" {
+			env[f.env] = f.value
 		}
 	}
 	if p.RequiredTag != "" {

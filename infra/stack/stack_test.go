@@ -181,6 +181,9 @@ func TestFunction(t *testing.T) {
 	p.Env = map[string]string{"DRAINPIPE_LOG_LEVEL": "debug"}
 	tpl := synth(t, p)
 	fn := tpl.byAlias(t, "Function")
+	if got := tpl.Resources[FunctionLogicalID].Type; got != "AWS::Lambda::Function" {
+		t.Errorf("resource %q is %q, want the function (the README's sam command names it)", FunctionLogicalID, got)
+	}
 	got := map[string]string{}
 	for _, k := range []string{"Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "LoggingConfig", "Environment"} {
 		got[k] = tpl.render(fn.Properties[k])

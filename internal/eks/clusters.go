@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,9 +47,10 @@ type Endpoint struct {
 type Options struct {
 	QPS   float32 // DefaultQPS when 0
 	Burst int     // DefaultBurst when 0
-	// Overrides give endpoints by cluster name, skipping DescribeCluster
-	// (private endpoints reached through a proxy, or a role without
-	// eks:DescribeCluster).
+	// Overrides give endpoints by cluster name (private endpoints
+	// reached through a proxy, pre-known endpoints). With CAData, or an
+	// http URL on loopback, DescribeCluster is not called; an https URL
+	// without CAData still takes the CA from DescribeCluster.
 	Overrides map[string]Endpoint
 	// Now is the clock tokens are signed with (time.Now when nil).
 	Now func() time.Time
@@ -142,14 +144,28 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint) *rest.Config {
 	}
 }
 
-// endpoint returns the configured override or asks DescribeCluster.
+// endpoint returns the configured override or asks DescribeCluster. An
+// https override without a CA takes the CA from DescribeCluster: EKS
+// serves its API with a certificate of the cluster's own CA.
 func (c *Clusters) endpoint(ctx context.Context, cluster string) (Endpoint, error) {
 	if ep, ok := c.opts.Overrides[cluster]; ok {
 		if err := validURL(ep.URL); err != nil {
 			return Endpoint{}, fmt.Errorf("checking endpoint override for cluster %s: %w", cluster, err)
 		}
+		if len(ep.CAData) > 0 || strings.HasPrefix(ep.URL, "http:") {
+			return ep, nil
+		}
+		described, err := c.describe(ctx, cluster)
+		if err != nil {
+			return Endpoint{}, err
+		}
+		ep.CAData = described.CAData
 		return ep, nil
 	}
+	return c.describe(ctx, cluster)
+}
+
+func (c *Clusters) describe(ctx context.Context, cluster string) (Endpoint, error) {
 	out, err := c.eks.DescribeCluster(ctx, &awseks.DescribeClusterInput{Name: aws.String(cluster)})
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("describing cluster %s: %w", cluster, awserr.Classify(err))

@@ -219,25 +219,59 @@ func TestClientRetriesFailedBuild(t *testing.T) {
 	}
 }
 
-func TestEndpointValidation(t *testing.T) {
+func TestOverrideWithoutCATakesDescribedCA(t *testing.T) {
+	api := newAPIServer(t, 0, nil)
+	// The override reaches the same server under another name: only the
+	// CA may come from DescribeCluster.
+	proxyURL := strings.Replace(api.URL, "127.0.0.1", "localhost", 1)
+	c, fake := newClusters(t, newClock(), map[string]Endpoint{"blue": {URL: proxyURL}})
+	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: "https://unreachable.invalid", CAData: api.caPEM()})
+	ctx := testCtx(t)
+	k, err := c.Client(ctx, "blue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+	// httptest's certificate names 127.0.0.1 and example.com, not
+	// localhost: a TLS name error proves the described CA was trusted
+	// (an unknown CA fails earlier, with "unknown authority").
+	if err == nil || strings.Contains(err.Error(), "unknown authority") {
+		t.Fatalf("request error = %v, want a host name mismatch under the described CA", err)
+	}
+	if n := len(fake.CallsTo("DescribeCluster")); n != 1 {
+		t.Errorf("DescribeCluster calls = %d, want 1 for the CA", n)
+	}
+}
+
+func TestValidURL(t *testing.T) {
 	tests := []struct {
 		url     string
 		wantErr bool
 	}{
 		{"https://ABCD.gr7.us-west-2.eks.amazonaws.com", false},
 		{"http://127.0.0.1:6443", false},
+		{"http://localhost:8001", false},
 		{"http://10.0.0.1:6443", true},
 		{"ftp://example", true},
 		{"https://", true},
+		{"::not a url", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			c := New(awsConfig(), Options{Overrides: map[string]Endpoint{"x": {URL: tt.url}}})
-			_, err := c.Client(testCtx(t), "x")
-			if (err != nil) != tt.wantErr {
-				t.Errorf("Client() error = %v, wantErr %v", err, tt.wantErr)
+			if err := validURL(tt.url); (err != nil) != tt.wantErr {
+				t.Errorf("validURL() error = %v, wantErr %v", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestBadOverrideRejectedWithoutCalls(t *testing.T) {
+	c, fake := newClusters(t, newClock(), map[string]Endpoint{"blue": {URL: "http://10.0.0.1:6443"}})
+	if _, err := c.Client(testCtx(t), "blue"); err == nil {
+		t.Error("Client() error = nil, want the override refused")
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Errorf("AWS calls = %d, want 0", n)
 	}
 }
 

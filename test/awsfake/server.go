@@ -6,6 +6,15 @@
 //
 // One server answers all three services: EC2 and Auto Scaling are told
 // apart by their Action, EKS by its REST paths.
+//
+//	fake := awsfake.New()
+//	defer fake.Close()
+//	fake.AddInstances(awsfake.Instance{ID: "i-0123456789abcdef0", Tags: map[string]string{"eks:cluster-name": "prod"}})
+//	fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: "workers", Hook: "drain", Token: tok, InstanceID: "i-0123456789abcdef0"})
+//	fake.Inject("DescribeInstances", awsfake.Throttle, 2) // then served
+//	ec2c := ec2.NewFromConfig(fake.Config())              // in process
+//	cmd.Env = append(os.Environ(), fake.Env()...)          // or a child process
+//	... fake.CallsTo("CompleteLifecycleAction"), fake.Completed()
 package awsfake
 
 import (
@@ -101,6 +110,20 @@ func (s *Server) Config() aws.Config {
 				o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
 			})
 		},
+	}
+}
+
+// Env returns environment variables pointing a child process's AWS SDK
+// at the fake for EC2, Auto Scaling and EKS only (other services keep
+// their defaults), with the fake's region and static credentials.
+func (s *Server) Env() []string {
+	return []string{
+		"AWS_ENDPOINT_URL_EC2=" + s.URL(),
+		"AWS_ENDPOINT_URL_AUTO_SCALING=" + s.URL(),
+		"AWS_ENDPOINT_URL_EKS=" + s.URL(),
+		"AWS_REGION=" + Region,
+		"AWS_ACCESS_KEY_ID=AKIDFAKEFAKEFAKE",
+		"AWS_SECRET_ACCESS_KEY=fake-secret",
 	}
 }
 
