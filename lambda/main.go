@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/live"
 )
 
 func main() {
@@ -50,10 +50,12 @@ func run() int {
 	return 1
 }
 
-// newActor is the seam for the live actor (EC2 lookup, EKS client, drain,
-// lifecycle completion). It is built once per cold start.
-//
-// TODO(pipeline): wire internal/pipeline here.
+// newActor builds the live actor (EC2 lookup, EKS or kubeconfig clients,
+// drain, lifecycle hooks) once per cold start.
 func newActor(ctx context.Context, cfg config.Config, log *slog.Logger) (handler.Actor, error) {
-	return nil, errors.New("creating the live actor: not wired yet; set DRAINPIPE_DRY_RUN=true")
+	awsCfg, err := live.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return live.NewActor(cfg, awsCfg, log, live.Options{})
 }

@@ -104,7 +104,8 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	now := a.clock.Now()
 	if t.ReceiveCount <= 1 && a.cfg.MaxEventAge > 0 {
 		if at := newest(t); !at.IsZero() && now.Sub(at) > a.cfg.MaxEventAge {
-			return ignored(fmt.Sprintf("stale: event is %s old (max %s)", now.Sub(at).Round(time.Second), a.cfg.MaxEventAge))
+			return ignored(fmt.Sprintf("stale: event is %s past its time or deadline (max event age %s)",
+				now.Sub(at).Round(time.Second), a.cfg.MaxEventAge))
 		}
 	}
 	p := primary(t)
@@ -122,7 +123,7 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	case inst.State == "terminated":
 		return ignored("stale: instance is already terminated")
 	case inst.Cluster == "":
-		return ignored("instance belongs to no configured cluster or lacks the required tag")
+		return ignored("instance ignored: " + a.whyIgnored(inst))
 	}
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
@@ -130,8 +131,7 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	}
 	node, err := a.findNode(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) {
-		return handler.Result{Status: handler.StatusDone,
-			Reason: fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster)}
+		return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
 	}
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
@@ -149,16 +149,16 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	return r
 }
 
-// drain runs the drainer until it is done, the budget (the invocation's
-// deadline less the reserve) runs out, or the instance's deadline passes,
+// drain runs the drainer until it is done, the budget (the context's
+// deadline less the hook reserve) runs out, or the instance's deadline passes,
 // heartbeating the hooks meanwhile.
 func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, log *slog.Logger) handler.Result {
 	dctx, cancel := a.budget(ctx, req.Deadline)
 	defer cancel()
 	if dctx.Err() != nil {
-		return retry(fmt.Sprintf("no time left to %s node %s (deadline reserve %s)", verb(req), req.Node, a.cfg.DeadlineReserve))
+		return retry(fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve))
 	}
-	stop := func() {}
+	stop := a.keepAlive(ctx, hooks, log)
 	rep, err := d.Run(dctx, req)
 	stop()
 	a.rec.RecordDrain(cluster, rep)
@@ -180,13 +180,13 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 		req.Node, summary(rep)))
 }
 
-// budget bounds the drain by the invocation deadline less the reserve and by
+// budget bounds the drain by the context's deadline less the reserve and by
 // the instance's deadline (measured on the Actor's clock).
 func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
 	cancels := []context.CancelFunc{}
 	if dl, ok := ctx.Deadline(); ok {
 		var c context.CancelFunc
-		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.DeadlineReserve))
+		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.HookReserve))
 		cancels = append(cancels, c)
 	}
 	if !deadline.IsZero() {
@@ -209,8 +209,15 @@ func verb(req drain.Request) string {
 }
 
 func summary(r drain.Report) string {
-	return fmt.Sprintf("%d evicted, %d blocked by PDB, %d still terminating, %d skipped, in %s",
-		len(r.Evicted), len(r.BlockedByPDB), len(r.Terminating), len(r.Skipped), r.Elapsed.Round(time.Millisecond))
+	s := fmt.Sprintf("%d evicted, %d blocked by PDB, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
+		len(r.Terminating))
+	if len(r.Pending) > 0 {
+		s += fmt.Sprintf(", %d not started", len(r.Pending))
+	}
+	if len(r.Failed) > 0 {
+		s += fmt.Sprintf(", %d refused (first: %s: %s)", len(r.Failed), r.Failed[0].Pod, r.Failed[0].Reason)
+	}
+	return s + fmt.Sprintf(", %d skipped, in %s", len(r.Skipped), r.Elapsed.Round(time.Millisecond))
 }
 
 func done(reason string) handler.Result {

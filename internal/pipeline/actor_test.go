@@ -16,6 +16,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
 
@@ -97,8 +98,14 @@ func TestAct(t *testing.T) {
 		name:       "instance of no configured cluster: ignored, hook completed",
 		opts:       rigOpts{instances: map[string]instance.Instance{instID: {ID: instID, State: "running"}}},
 		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
-		wantStatus: handler.StatusIgnored, wantReason: "no configured cluster",
+		wantStatus: handler.StatusIgnored, wantReason: "instance ignored: belongs to no configured cluster",
 		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+	}, {
+		name: "the lookup's router says why an instance is ignored",
+		opts: rigOpts{instances: map[string]instance.Instance{instID: {ID: instID, State: "running"}},
+			router: mustRouter(t, []string{"prod"}, "team=platform")},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusIgnored, wantReason: "instance ignored: missing-required-tag", wantDescribes: 1,
 	}, {
 		name:       "instance unknown to EC2: ignored",
 		opts:       rigOpts{instances: map[string]instance.Instance{}},
@@ -117,7 +124,7 @@ func TestAct(t *testing.T) {
 		name:       "old event on first delivery: stale, no lookup",
 		opts:       rigOpts{cfg: Config{MaxEventAge: time.Hour}},
 		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0.Add(-3*time.Hour))),
-		wantStatus: handler.StatusIgnored, wantReason: "stale: event is 3h0m0s old",
+		wantStatus: handler.StatusIgnored, wantReason: "stale: event is 3h0m0s past its time",
 		wantCompletes: 1,
 	}, {
 		name:       "old event on redelivery resumes the drain",
@@ -230,9 +237,9 @@ func TestAct(t *testing.T) {
 	}
 }
 
-// The drain stops DeadlineReserve before the invocation's deadline.
-func TestActKeepsDeadlineReserve(t *testing.T) {
-	r := newRig(t, rigOpts{cfg: Config{DeadlineReserve: 7 * time.Second}})
+// The drain stops HookReserve before the context's deadline.
+func TestActKeepsHookReserve(t *testing.T) {
+	r := newRig(t, rigOpts{cfg: Config{HookReserve: 7 * time.Second}})
 	deadline := time.Now().Add(time.Hour)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -245,7 +252,7 @@ func TestActKeepsDeadlineReserve(t *testing.T) {
 
 // With no time left beyond the reserve, the node is not touched.
 func TestActWithoutBudgetRetries(t *testing.T) {
-	r := newRig(t, rigOpts{cfg: Config{DeadlineReserve: time.Hour}})
+	r := newRig(t, rigOpts{cfg: Config{HookReserve: time.Hour}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got := r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
@@ -266,27 +273,20 @@ func TestActHeartbeatsDuringDrain(t *testing.T) {
 	defer cancel()
 	const ticks = 3
 	d := &fakeDrainer{report: drain.Report{Done: true}, during: func(ctx context.Context) {
-		var tk *fakeTicker
-		select {
-		case <-hooks.beat: // the heartbeat at the start of the attempt
-			tk = <-clock.made
-		case <-ctx.Done():
+		if _, ok := recv(ctx, hooks.beat); !ok { // the heartbeat at the start of the attempt
 			return
 		}
-		for range ticks {
+		tk, ok := recv(ctx, clock.made)
+		for i := 0; ok && i < ticks; i++ {
 			select {
 			case tk.c <- t0:
 			case <-ctx.Done():
 				return
 			}
-			select {
-			case <-hooks.beat:
-			case <-ctx.Done():
-				return
-			}
+			_, ok = recv(ctx, hooks.beat)
 		}
 	}}
-	r := newRig(t, rigOpts{cfg: Config{HeartbeatInterval: 40 * time.Second, DeadlineReserve: time.Second}, drainer: d, hooks: hooks, clock: clock})
+	r := newRig(t, rigOpts{cfg: Config{HeartbeatInterval: 40 * time.Second, HookReserve: time.Second}, drainer: d, hooks: hooks, clock: clock})
 	got := r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
 
 	if got.Status != handler.StatusDone {
@@ -322,5 +322,46 @@ func TestActDuplicates(t *testing.T) {
 	}
 	if r.rec.completed != 1 {
 		t.Errorf("successful completions = %d, want 1", r.rec.completed)
+	}
+}
+
+// recv receives from ch unless ctx ends first.
+func recv[T any](ctx context.Context, ch <-chan T) (T, bool) {
+	select {
+	case v := <-ch:
+		return v, true
+	case <-ctx.Done():
+		var zero T
+		return zero, false
+	}
+}
+
+// A heartbeat refused because the action is no longer pending is routine
+// (a duplicate completed it): no warning, and the task goes on.
+func TestActHeartbeatOnInactiveHook(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		wantLog  string
+		wantWarn bool
+	}{
+		{"inactive", fmt.Errorf("recording heartbeat: %w", lifecycle.ErrInactive), "lifecycle hook no longer pending", false},
+		{"other", errBoom, "heartbeating lifecycle hook", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, rigOpts{hooks: &fakeHooks{heartbeatErr: tt.err}})
+			got := r.actor.Act(context.Background(), task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+			if got.Status != handler.StatusDone {
+				t.Errorf("Act = {%s %q}, want done", statusName(got.Status), got.Reason)
+			}
+			logs := r.logs.String()
+			if !strings.Contains(logs, tt.wantLog) {
+				t.Errorf("logs lack %q:\n%s", tt.wantLog, logs)
+			}
+			if gotWarn := strings.Contains(logs, `"level":"WARN"`); gotWarn != tt.wantWarn {
+				t.Errorf("warning logged = %t, want %t", gotWarn, tt.wantWarn)
+			}
+		})
 	}
 }

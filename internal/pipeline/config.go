@@ -9,7 +9,9 @@ import (
 // Defaults for the zero values of Config.
 const (
 	DefaultMaxReceiveCount = 5
-	DefaultDeadlineReserve = 10 * time.Second
+	// DefaultHookReserve covers a lifecycle completion with the SDK's
+	// retries after the drain stops.
+	DefaultHookReserve = 5 * time.Second
 	// DefaultHeartbeatInterval is below the smallest heartbeat timeout an
 	// Auto Scaling hook accepts (30 s), so no hook times out while we drain,
 	// whatever its setting. Heartbeats cost one API call per hook each.
@@ -30,13 +32,19 @@ type Config struct {
 	// ApproximateReceiveCount reaches it is the last before the DLQ, so
 	// lifecycle hooks are completed on it whether or not the drain finished.
 	MaxReceiveCount int
-	// MaxEventAge makes an event older than this on its first delivery
-	// stale (acknowledged without acting). Redeliveries resume work already
-	// started and are not aged out.
+	// MaxEventAge makes a task stale (acknowledged without acting, hooks
+	// completed) when on its first delivery all its interruptions are older
+	// than this past their deadline, or their time when they have none: a
+	// backlog must not drain nodes long since replaced. Redeliveries resume
+	// work already started and are not aged out. The handler ages
+	// interruptions other than lifecycle hooks the same way before they
+	// reach the Actor.
 	MaxEventAge time.Duration
-	// DeadlineReserve is kept free at the end of the invocation for hook
-	// calls and the response: the drain stops this long before the deadline.
-	DeadlineReserve time.Duration
+	// HookReserve is kept free at the end of Act's context for completing
+	// hooks: the drain stops this long before the context's deadline. The
+	// handler already ends that context DRAINPIPE_DEADLINE_RESERVE before
+	// the invocation's deadline, so this only covers the hook calls.
+	HookReserve time.Duration
 	// HeartbeatInterval is how often lifecycle hooks are heartbeated during a
 	// drain (one heartbeat is also sent at the start of every attempt).
 	HeartbeatInterval time.Duration
@@ -52,8 +60,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxReceiveCount == 0 {
 		c.MaxReceiveCount = DefaultMaxReceiveCount
 	}
-	if c.DeadlineReserve == 0 {
-		c.DeadlineReserve = DefaultDeadlineReserve
+	if c.HookReserve == 0 {
+		c.HookReserve = DefaultHookReserve
 	}
 	if c.HeartbeatInterval == 0 {
 		c.HeartbeatInterval = DefaultHeartbeatInterval
@@ -70,7 +78,7 @@ func (c Config) withDefaults() (Config, error) {
 		v    time.Duration
 	}{
 		{"max event age", c.MaxEventAge},
-		{"deadline reserve", c.DeadlineReserve},
+		{"hook reserve", c.HookReserve},
 		{"heartbeat interval", c.HeartbeatInterval},
 		{"max hook age", c.MaxHookAge},
 	} {

@@ -89,12 +89,13 @@ func (f *fakeDrainer) factory(kubernetes.Interface) Drainer { return f }
 // fakeHooks remembers completed actions like Auto Scaling does: a second
 // completion of the same action finds it already done.
 type fakeHooks struct {
-	mu          sync.Mutex
-	heartbeats  []event.Lifecycle
-	completes   []event.Lifecycle
-	completed   map[event.Lifecycle]bool
-	completeErr error
-	beat        chan struct{} // when set, receives one value per heartbeat
+	mu           sync.Mutex
+	heartbeats   []event.Lifecycle
+	completes    []event.Lifecycle
+	completed    map[event.Lifecycle]bool
+	completeErr  error
+	heartbeatErr error
+	beat         chan struct{} // when set, receives one value per heartbeat
 }
 
 func (f *fakeHooks) Heartbeat(_ context.Context, l event.Lifecycle) error {
@@ -104,7 +105,7 @@ func (f *fakeHooks) Heartbeat(_ context.Context, l event.Lifecycle) error {
 	if f.beat != nil {
 		f.beat <- struct{}{}
 	}
-	return nil
+	return f.heartbeatErr
 }
 
 func (f *fakeHooks) Complete(_ context.Context, l event.Lifecycle) (bool, error) {
@@ -220,6 +221,24 @@ type rigOpts struct {
 	drainer     *fakeDrainer
 	hooks       *fakeHooks
 	clock       *fakeClock
+	router      *instance.Router // when set, the lookup offers it like *instance.Lookup
+}
+
+// routedInstances is a lookup that also offers its router.
+type routedInstances struct {
+	*fakeInstances
+	router instance.Router
+}
+
+func (r routedInstances) Router() instance.Router { return r.router }
+
+func mustRouter(t *testing.T, clusters []string, tag string) *instance.Router {
+	t.Helper()
+	r, err := instance.NewRouter(clusters, tag)
+	if err != nil {
+		t.Fatalf("NewRouter: %v", err)
+	}
+	return &r
 }
 
 func newRig(t *testing.T, o rigOpts) *rig {
@@ -243,8 +262,12 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		instances: &fakeInstances{known: o.instances, err: o.describeErr},
 		drainer:   o.drainer, hooks: o.hooks, clock: o.clock, rec: &countingRecorder{}, logs: &bytes.Buffer{},
 	}
+	var lookup Instances = r.instances
+	if o.router != nil {
+		lookup = routedInstances{fakeInstances: r.instances, router: *o.router}
+	}
 	a, err := New(o.cfg, Deps{
-		Instances: r.instances, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
+		Instances: lookup, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
 		NewDrainer: r.drainer.factory, Hooks: r.hooks, Recorder: r.rec, Clock: r.clock,
 		Log: slog.New(slog.NewJSONHandler(&syncWriter{w: r.logs}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})

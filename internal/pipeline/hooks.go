@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
 // settleHooks completes the task's lifecycle hooks when its outcome is final,
@@ -45,7 +47,7 @@ func (a *Actor) settleHooks(ctx context.Context, t handler.Task, hooks []hook, r
 // lastChance reports whether this attempt is the last one able to complete
 // the hooks in time, with why.
 func (a *Actor) lastChance(ctx context.Context, t handler.Task, hooks []hook) (string, bool) {
-	if t.ReceiveCount > a.cfg.MaxReceiveCount {
+	if t.ReceiveCount >= a.cfg.MaxReceiveCount {
 		return fmt.Sprintf("last delivery (receive count %d, max %d)", t.ReceiveCount, a.cfg.MaxReceiveCount), true
 	}
 	end := a.clock.Now()
@@ -88,7 +90,11 @@ func (a *Actor) heartbeat(ctx context.Context, hooks []hook, log *slog.Logger) {
 	for _, h := range hooks {
 		err := a.hooks.Heartbeat(ctx, h.Lifecycle)
 		a.rec.RecordHook(HookHeartbeat, h.Lifecycle, false, err)
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case errors.Is(err, lifecycle.ErrInactive): // completed by a duplicate, or timed out
+			log.Info("lifecycle hook no longer pending", "asg", h.ASG, "hook", h.Hook)
+		default:
 			log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "error", err)
 		}
 	}

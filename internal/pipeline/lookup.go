@@ -80,6 +80,23 @@ func (l *lookups) get(ctx context.Context, id string) (instance.Instance, bool, 
 	return inst, ok, nil
 }
 
+// router is what *instance.Lookup offers besides Describe: the rules that
+// say why an instance belongs to no configured cluster.
+type router interface {
+	Router() instance.Router
+}
+
+// whyIgnored says why an instance was routed to no cluster, as precisely as
+// the lookup can tell.
+func (a *Actor) whyIgnored(inst instance.Instance) string {
+	if r, ok := a.lookups.src.(router); ok {
+		if _, why := r.Router().Cluster(inst); why != "" {
+			return string(why)
+		}
+	}
+	return "belongs to no configured cluster or lacks the required tag"
+}
+
 // Prepare looks up every instance of a batch in one call before the batch's
 // tasks are dispatched to Act. It is optional: Act looks an instance up on
 // its own when Prepare was not called. Errors are kept and reported by the

@@ -50,13 +50,17 @@ func primary(t handler.Task) event.Interruption {
 	return p
 }
 
-// newest returns the time of the most recent interruption; zero if none
-// carries a time.
+// newest returns the latest reference time of the task's interruptions,
+// each's deadline or, without one, its time; zero if none has either.
 func newest(t handler.Task) time.Time {
 	var n time.Time
 	for _, in := range t.Interruptions {
-		if in.Time.After(n) {
-			n = in.Time
+		ref := in.Time
+		if !in.Deadline.IsZero() {
+			ref = in.Deadline
+		}
+		if ref.After(n) {
+			n = ref
 		}
 	}
 	return n

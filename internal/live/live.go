@@ -1,0 +1,110 @@
+// Package live builds the live Actor from the configuration: the AWS clients,
+// the per-cluster Kubernetes clients (EKS, or a kubeconfig in local mode),
+// the drain engine and the lifecycle hooks. The Lambda and `drainpipe run`
+// share it so both act exactly alike.
+package live
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/eks"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
+	"github.com/drainpipe/drainpipe/internal/nodemap"
+	"github.com/drainpipe/drainpipe/internal/pipeline"
+)
+
+// awsRetryAttempts is above the SDK's default of 3: a spot wave brings many
+// concurrent calls and throttling is the expected failure then.
+const awsRetryAttempts = 6
+
+// Options add what the configuration does not carry.
+type Options struct {
+	// DryRun overrides the configuration's dry-run switch when set.
+	DryRun bool
+	// OnDrainEvent observes the drain engine's events (timelines, metrics).
+	OnDrainEvent func(drain.Event)
+	// Recorder observes outcomes; nil records nothing.
+	Recorder pipeline.Recorder
+}
+
+// AWSConfig loads the SDK configuration from the environment (the Lambda
+// role's credentials, AWS_REGION, and AWS_ENDPOINT_URL_* overrides).
+func AWSConfig(ctx context.Context) (aws.Config, error) {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRetryMaxAttempts(awsRetryAttempts))
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// NewActor builds the live Actor. It makes no network call: clients connect
+// on first use, so a cold start stays fast.
+func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (*pipeline.Actor, error) {
+	router, err := instance.NewRouter(cfg.Clusters, requiredTag(cfg.RequiredTag))
+	if err != nil {
+		return nil, fmt.Errorf("routing instances: %w", err)
+	}
+	clusters, err := newClusters(cfg, awsCfg)
+	if err != nil {
+		return nil, err
+	}
+	dcfg := drain.DefaultConfig()
+	dcfg.Concurrency = cfg.EvictionConcurrency
+	dcfg.TaintEffect = cfg.TaintEffect
+	dcfg.ExcludeFromLB = cfg.ExcludeFromLB
+	dcfg.EvictUnmanaged = cfg.EvictUnmanaged
+	dcfg.SafetyMargin = cfg.SafetyMargin
+	dcfg.OnEvent = opts.OnDrainEvent
+	actor, err := pipeline.New(pipeline.Config{
+		DryRun:          cfg.DryRun || opts.DryRun,
+		MaxReceiveCount: cfg.MaxReceiveCount,
+		MaxEventAge:     cfg.MaxEventAge,
+	}, pipeline.Deps{
+		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
+		Clusters:  clusters,
+		FindNode:  nodemap.Find,
+		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
+			return drain.New(k, dcfg, log)
+		},
+		Hooks:    lifecycle.New(autoscaling.NewFromConfig(awsCfg)),
+		Recorder: opts.Recorder,
+		Log:      log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the pipeline: %w", err)
+	}
+	return actor, nil
+}
+
+func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error) {
+	if cfg.Kubeconfig != "" {
+		l, err := eks.NewLocal(cfg.Kubeconfig, cfg.KubeQPS, cfg.KubeBurst)
+		if err != nil {
+			return nil, fmt.Errorf("local mode: %w", err)
+		}
+		return l, nil
+	}
+	overrides := map[string]eks.Endpoint{}
+	for name, url := range cfg.ClusterEndpoints {
+		overrides[name] = eks.Endpoint{URL: url}
+	}
+	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
+}
+
+func requiredTag(t config.Tag) string {
+	if t.Key == "" || t.AnyValue {
+		return t.Key
+	}
+	return t.Key + "=" + t.Value
+}

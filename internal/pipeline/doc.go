@@ -1,0 +1,71 @@
+// Package pipeline is the live handler.Actor: for one instance it looks the
+// EC2 instance up, finds its Kubernetes node, cordons or drains it within the
+// invocation's budget, and heartbeats and completes its Auto Scaling
+// lifecycle hooks.
+//
+// # Budget
+//
+// The drain runs until the context's deadline less Config.HookReserve, or
+// until the instance's own deadline (spot, state change, scheduled change),
+// whichever comes first. Unfinished work is reported as Retry; the drain is
+// resumable, so the redelivered message continues where this one stopped.
+// A drain cut short by the instance's deadline is acknowledged: the instance
+// is gone. A scheduled change days away is drained now, in as many
+// invocations as it takes.
+//
+// # Lifecycle hooks
+//
+// Every attempt heartbeats each hook before the instance lookup and every
+// Config.HeartbeatInterval (25 s by default, under the smallest heartbeat
+// timeout Auto Scaling allows, 30 s) while the drain runs. Hooks are completed
+// with CONTINUE whenever the outcome is final (Done or Ignored, including
+// "node not found", "not our cluster" and stale events: a hook left pending
+// only delays the termination by its timeout, and for a terminating hook
+// CONTINUE and ABANDON both let it go). When the outcome is Retry they stay
+// pending, except on the last delivery (ApproximateReceiveCount ≥
+// Config.MaxReceiveCount) or when the action is older than Config.MaxHookAge
+// at the end of this attempt: then they are completed anyway with an ERROR
+// log "completing lifecycle hook before drain finished", and the message is
+// still retried so the dead-letter queue shows the unfinished drain.
+// Duplicate deliveries find the action already done (Complete reports
+// alreadyDone; only the first completion counts as successful for the
+// Recorder).
+//
+// # Outcomes
+//
+//	step                            result                          status   hooks
+//	action none                     policy says leave it            Ignored  completed
+//	first delivery, too old         stale (Config.MaxEventAge)      Ignored  completed
+//	instance deadline passed        instance went at its deadline   Ignored  completed
+//	DescribeInstances error         any: access denied (a policy    Retry    pending*
+//	                                fix may come; the DLQ bounds
+//	                                it), throttling, network
+//	instance missing in EC2         not found                       Ignored  completed
+//	EC2 state terminated            stale                           Ignored  completed
+//	no configured cluster / tag     the router's reason             Ignored  completed
+//	EKS client (describe, token)    any error                       Retry    pending*
+//	node lookup                     nodemap.ErrNotFound             Done     completed
+//	node lookup                     other error (API unreachable)   Retry    pending*
+//	drain                           Kubernetes NotFound (node gone) Done     completed
+//	drain                           other error                     Retry    pending*
+//	drain                           Done                            Done     completed
+//	drain                           unfinished, deadline passed     Done     completed
+//	drain                           unfinished, budget ran out      Retry    pending*
+//	CompleteLifecycleAction         alreadyDone                     (kept)   counted once
+//	CompleteLifecycleAction         any error                       Retry    retried
+//	RecordLifecycleActionHeartbeat  any error                       logged   (ignored)
+//
+// * completed anyway on the last delivery or near the hook's global timeout.
+//
+// # Dry run
+//
+// With Config.DryRun the instance is looked up and its node found, and the
+// would-be cordon or drain and hook completions are logged; nothing is
+// written (no cordon, eviction, heartbeat or completion).
+//
+// # Batching
+//
+// Prepare describes all of a batch's instances in one DescribeInstances
+// call; Act then uses the prepared answer (once, for up to a minute) and
+// describes its instance alone when none was prepared.
+package pipeline
