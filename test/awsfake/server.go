@@ -51,6 +51,7 @@ type Call struct {
 	Params  url.Values // the form for query protocols; {"name": ...} for EKS
 	Signed  bool       // an AWS SigV4 Authorization header was present
 	Fault   Fault      // the fault answered, 0 when served normally
+	Time    time.Time  // when the request arrived (for timelines)
 }
 
 // Server is a running fake. Methods are safe for concurrent use.
@@ -207,6 +208,7 @@ func (s *Server) ClearFaults() {
 
 // record logs the call and returns the fault to answer, if any.
 func (s *Server) record(c Call) Fault {
+	c.Time = time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if q := s.faults[c.Action]; len(q) > 0 {
