@@ -1,5 +1,6 @@
 // Command drainpipe is Drainpipe's command-line tool. `drainpipe explain`
-// shows what the function would make of SQS messages, offline.
+// shows what the function would make of SQS messages, offline; `drainpipe
+// run` handles one SQS event as the function would, against a kubeconfig.
 package main
 
 import (
@@ -38,6 +39,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"explain": {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
+		"run":     {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
 	}
 }
 

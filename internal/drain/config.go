@@ -142,6 +142,7 @@ type Event struct {
 	Type   EventType
 	Node   string
 	Pod    string // namespace/name; empty for node steps
+	PodUID string // the pod's UID, for events about it; empty for node steps
 	Detail string
 	// GraceSeconds is the grace period sent with an eviction; -1 when the
 	// pod's own applies.

@@ -129,7 +129,7 @@ func (r *run) evict(ctx, stop context.Context, t *target) {
 		case outEvicted:
 			log.Info("pod evicted", slog.Int64("grace_seconds", gs), slog.Bool("critical", t.critical), slog.Int("attempts", attempt+1))
 			r.settle(t, stateEvicted, "")
-			r.d.emit(Event{Type: EventEvicted, Node: r.req.Node, Pod: t.key, GraceSeconds: gs})
+			r.d.emit(Event{Type: EventEvicted, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), GraceSeconds: gs})
 			return
 		case outGone:
 			log.Debug("pod already gone")
@@ -142,7 +142,7 @@ func (r *run) evict(ctx, stop context.Context, t *target) {
 		case outBlocked:
 			if r.settle(t, stateBlocked, err.Error()) {
 				log.Info("eviction blocked by disruption budget; retrying", slog.String("error", err.Error()))
-				r.d.emit(Event{Type: EventBlocked, Node: r.req.Node, Pod: t.key, Detail: err.Error(), GraceSeconds: gs})
+				r.d.emit(Event{Type: EventBlocked, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), Detail: err.Error(), GraceSeconds: gs})
 			}
 		case outRetry:
 			if ctx.Err() != nil {
@@ -153,7 +153,7 @@ func (r *run) evict(ctx, stop context.Context, t *target) {
 		case outFailed:
 			log.Warn("eviction refused", slog.String("error", err.Error()))
 			r.settle(t, stateFailed, err.Error())
-			r.d.emit(Event{Type: EventFailed, Node: r.req.Node, Pod: t.key, Detail: err.Error(), GraceSeconds: gs})
+			r.d.emit(Event{Type: EventFailed, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), Detail: err.Error(), GraceSeconds: gs})
 			return
 		}
 		wait := time.NewTimer(backoff(attempt, r.d.cfg.BackoffInitial, r.d.cfg.BackoffMax, rand.Float64))

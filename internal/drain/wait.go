@@ -115,7 +115,7 @@ func (r *run) checkGone(t *target) {
 	r.broadcast()
 	r.log.Debug("pod gone", slog.String("pod", t.key))
 	// Emitting under r.mu keeps events in order; OnEvent must be quick.
-	r.d.emit(Event{Type: EventGone, Node: r.req.Node, Pod: t.key, GraceSeconds: -1})
+	r.d.emit(Event{Type: EventGone, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), GraceSeconds: -1})
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -33,6 +33,9 @@ type Options struct {
 	DeadlineReserve time.Duration
 	// Now is the clock for event age; time.Now when nil.
 	Now func() time.Time
+	// OnRecord, when set, observes every record once its outcome is
+	// settled (metrics). It runs before Handle returns and must be quick.
+	OnRecord func(ctx context.Context, s RecordSummary)
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
@@ -74,6 +77,9 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
 		}
 		r.log(ctx, h.opts.Log)
+		if h.opts.OnRecord != nil {
+			h.opts.OnRecord(ctx, r.summary(start))
+		}
 	}
 	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
 		slog.Int("records", len(p.records)),

@@ -27,7 +27,7 @@ func (h *Handler) plan(msgs []events.SQSMessage) plan {
 	byInstance := map[string]int{}
 	for _, m := range msgs {
 		parseStart := time.Now()
-		r := &record{messageID: m.MessageId, receiveCount: receiveCount(m)}
+		r := &record{messageID: m.MessageId, receiveCount: receiveCount(m), sentTime: sentTime(m)}
 		p.records = append(p.records, r)
 		parsed, err := event.Parse([]byte(m.Body))
 		if err != nil {

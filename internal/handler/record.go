@@ -32,12 +32,17 @@ type record struct {
 	outcome      outcome
 	reason       string
 	duration     time.Duration
+	eventTime    time.Time // earliest interruption time, for queue latency
+	sentTime     time.Time // SQS SentTimestamp
 }
 
 // note remembers what an interruption names, for the log.
 func (r *record) note(in event.Interruption) {
 	if !slices.Contains(r.kinds, in.Kind) {
 		r.kinds = append(r.kinds, in.Kind)
+	}
+	if !in.Time.IsZero() && (r.eventTime.IsZero() || in.Time.Before(r.eventTime)) {
+		r.eventTime = in.Time
 	}
 	if !slices.Contains(r.eventIDs, in.EventID) {
 		r.eventIDs = append(r.eventIDs, in.EventID)

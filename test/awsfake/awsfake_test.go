@@ -79,11 +79,16 @@ func TestFaultsQueueInOrder(t *testing.T) {
 		t.Errorf("error = %v, want AccessDeniedException after one throttled retry", err)
 	}
 	var faults []Fault
-	for _, c := range s.Calls() {
+	calls := s.Calls()
+	for _, c := range calls {
 		faults = append(faults, c.Fault)
 	}
 	if len(faults) != 2 || faults[0] != Throttle || faults[1] != AccessDenied {
 		t.Errorf("faults answered = %v, want [Throttle AccessDenied]", faults)
+	}
+	// Calls are stamped when they arrive, in order (timelines use it).
+	if len(calls) == 2 && (calls[0].Time.IsZero() || calls[1].Time.Before(calls[0].Time)) {
+		t.Errorf("call times = %v, %v; want set and in order", calls[0].Time, calls[1].Time)
 	}
 	out, err := eks.NewFromConfig(s.Config()).DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String("blue")})
 	if err != nil || aws.ToString(out.Cluster.Endpoint) != "https://blue.example" || aws.ToString(out.Cluster.CertificateAuthority.Data) != "cGVt" {

@@ -82,6 +82,9 @@ func TestDryRunBatchWithMalformedMessages(t *testing.T) {
 	if res.Error != nil {
 		t.Fatalf("function error: %+v", res.Error)
 	}
+	if err := settled(ctx, rt, res); err != nil {
+		t.Fatal(err)
+	}
 	// Rejected messages are not retried (redelivery cannot fix them) and
 	// the dry run retries nothing: no record comes back.
 	if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {

@@ -2,15 +2,15 @@ package e2e
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/lambdart"
@@ -25,24 +25,35 @@ const served = "e2e-cluster"
 // tests look at the cluster only through the API, as an operator would).
 const taintKey = "drainpipe.dev/interruption"
 
-// live is one test's function in local mode: the real bootstrap acting on
-// the sandbox through its kubeconfig, with EC2, Auto Scaling and EKS served
-// by the fakes.
+// live is one test's scene in local mode: the sandbox, the AWS fakes, and
+// the real bootstrap (one runtime or more) acting on the sandbox through
+// its kubeconfig, with EC2, Auto Scaling and EKS served by the fakes.
 type live struct {
-	rt  *lambdart.Runtime
-	aws *awsfake.Server
-	k8s *fixture.Env
+	rt   *lambdart.Runtime // the first runtime started
+	aws  *awsfake.Server
+	k8s  *fixture.Env
+	path string   // the bootstrap
+	env  []string // every runtime's environment
 }
 
 // startLive starts the function in local mode; env entries override the
 // defaults.
 func startLive(t *testing.T, env ...string) *live {
 	t.Helper()
+	l := newLive(t)
+	l.start(t, env...)
+	return l
+}
+
+// newLive sets the scene up without starting the function, for tests that
+// put something of their own between it and the fakes first.
+func newLive(t *testing.T) *live {
+	t.Helper()
 	path := bootstrap(t) // skips under -short before the sandbox starts
 	sb := sandbox.ForTest(t)
 	fake := awsfake.New()
 	t.Cleanup(fake.Close)
-	base := []string{
+	env := []string{
 		"DRAINPIPE_KUBECONFIG=" + sb.KubeconfigPath(),
 		"DRAINPIPE_CLUSTERS=" + served,
 		"AWS_REGION=" + awsfake.Region,
@@ -54,29 +65,29 @@ func startLive(t *testing.T, env ...string) *live {
 		"AWS_ENDPOINT_URL_EKS=" + fake.URL(),
 		"DRAINPIPE_LOG_LEVEL=debug",
 	}
-	opts := lambdart.Options{Bootstrap: path, Env: append(base, env...), FunctionName: "drainpipe-e2e", Region: awsfake.Region}
+	return &live{aws: fake, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env}
+}
+
+// start starts a runtime of the function (env entries override the
+// defaults) and waits until it asks for work. Called again, it starts
+// another execution environment beside the first, as Lambda does when it
+// scales out; l.rt stays the first.
+func (l *live) start(t *testing.T, env ...string) *lambdart.Runtime {
+	t.Helper()
+	opts := lambdart.Options{Bootstrap: l.path, Env: append(slices.Clone(l.env), env...), FunctionName: "drainpipe-e2e", Region: awsfake.Region}
 	if testing.Verbose() {
 		opts.Stdout = t.Output()
 	}
 	rt := lambdart.Start(t, opts)
-	// Skip before building a scene if the bootstrap refuses local mode.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	if _, err := rt.Ready(ctx); err != nil {
-		skipIfNotWired(t, rt, err)
 		t.Fatal(err)
 	}
-	return &live{rt: rt, aws: fake, k8s: fixture.New(t, sb.RESTConfig())}
-}
-
-// skipIfNotWired skips the test when the bootstrap says (in an init error,
-// a log line or a function error) that the live actor is not wired yet.
-func skipIfNotWired(t *testing.T, rt *lambdart.Runtime, err error) {
-	t.Helper()
-	notWired := func(s string) bool { return strings.Contains(strings.ToLower(s), "not wired") }
-	if notWired(err.Error()) || slices.ContainsFunc(rt.Logs(), notWired) {
-		t.Skip("the live actor is not wired into lambda/main.go yet")
+	if l.rt == nil {
+		l.rt = rt
 	}
+	return rt
 }
 
 // node creates an EKS-like node in the sandbox and the EC2 instance behind
@@ -100,33 +111,56 @@ func (l *live) nodes(ctx context.Context, n int, cluster string) []*corev1.Node 
 	return nodes
 }
 
-// invoke sends a batch and skips the test when the bootstrap says the live
-// actor is not wired yet.
+// invoke sends a batch to the first runtime; see invokeOn.
 func (l *live) invoke(ctx context.Context, t *testing.T, timeout time.Duration, msgs ...message) lambdart.Response {
 	t.Helper()
-	res, err := l.rt.Invoke(ctx, sqsBatch(t, msgs...), timeout)
+	return invokeOn(ctx, t, l.rt, timeout, msgs...)
+}
+
+// invokeOn sends a batch to rt and returns once both its answer and its
+// log lines are in; it fails the test on a harness or function error.
+func invokeOn(ctx context.Context, t *testing.T, rt *lambdart.Runtime, timeout time.Duration, msgs ...message) lambdart.Response {
+	t.Helper()
+	res, err := send(ctx, rt, sqsBatch(t, msgs...), timeout)
 	if err != nil {
-		skipIfNotWired(t, l.rt, err)
 		t.Fatal(err)
 	}
-	if res.Error != nil {
-		skipIfNotWired(t, l.rt, errors.New(res.Error.Message))
-		t.Fatalf("function error: %+v", res.Error)
-	}
 	return res
+}
+
+// send is invokeOn for goroutines other than the test's: it reports
+// failures as errors.
+func send(ctx context.Context, rt *lambdart.Runtime, batch []byte, timeout time.Duration) (lambdart.Response, error) {
+	res, err := rt.Invoke(ctx, batch, timeout)
+	if err != nil {
+		return res, err
+	}
+	if res.Error != nil {
+		return res, fmt.Errorf("function error: %+v", *res.Error)
+	}
+	return res, settled(ctx, rt, res)
 }
 
 // podsOn lists the pods bound to node that a drain must remove: all but
 // DaemonSet and mirror pods.
 func (l *live) podsOn(ctx context.Context, t *testing.T, node string) []string {
 	t.Helper()
-	list, err := l.k8s.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+	names, err := podsOnNode(ctx, l.k8s.Client, node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// podsOnNode is podsOn for goroutines other than the test's.
+func podsOnNode(ctx context.Context, client kubernetes.Interface, node string) ([]string, error) {
+	list, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(),
 	})
 	if err != nil {
-		t.Fatalf("listing pods on %s: %v", node, err)
+		return nil, fmt.Errorf("listing pods on %s: %w", node, err)
 	}
-	var names []string
+	names := []string{}
 	for _, p := range list.Items {
 		if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 			continue
@@ -136,7 +170,7 @@ func (l *live) podsOn(ctx context.Context, t *testing.T, node string) []string {
 		}
 		names = append(names, p.Namespace+"/"+p.Name)
 	}
-	return names
+	return names, nil
 }
 
 // getNode reads a node.

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/live"
+)
+
+// defaultRunTimeout is the simulated invocation's deadline: the function's
+// own timeout is in minutes too.
+const defaultRunTimeout = 5 * time.Minute
+
+const runUsage = `usage: drainpipe run [--kubeconfig PATH] [--dry-run] [--timeout 5m] [FILE|-]
+
+Handles one Lambda SQS event ({"Records":[...]}) or one raw message body
+(standard input when no FILE) exactly as the function does: the same handler,
+the same live actor. Kubernetes is the cluster of --kubeconfig (local mode,
+overriding DRAINPIPE_KUBECONFIG) or, without one, EKS as in Lambda. EC2 and
+Auto Scaling are called with your AWS credentials and region (AWS_ENDPOINT_URL_*
+honoured). Every other setting comes from the DRAINPIPE_* variables;
+DRAINPIPE_CLUSTERS must name the cluster the instances are tagged for.
+
+Prints the SQSEventResponse JSON on standard output and the JSON logs on
+standard error. Exits 0 when no record is left to retry, 1 when some is.
+
+Without AWS access, use 'drainpipe explain' to see what would be done.
+
+Flags:`
+
+// runEvent is `drainpipe run`: one simulated invocation.
+func runEvent(ctx context.Context, c cli, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to act on (local mode)")
+	dryRun := fs.Bool("dry-run", false, "look the instances up and find their nodes, but write nothing")
+	timeout := fs.Duration("timeout", defaultRunTimeout, "the invocation's deadline")
+	fs.Usage = func() {
+		fmt.Fprintln(c.Stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	inputs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitUsage
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(c.Stderr, "drainpipe run: "+format+"\n", a...)
+		return code
+	}
+	switch {
+	case len(inputs) > 1:
+		return fail(exitUsage, "one input at most, got %d", len(inputs))
+	case *timeout <= 0:
+		return fail(exitUsage, "--timeout must be positive, got %s", *timeout)
+	case len(inputs) == 0:
+		inputs = []string{"-"}
+	}
+
+	getenv := c.Getenv
+	if *kubeconfig != "" {
+		getenv = func(k string) string {
+			if k == config.Prefix+"KUBECONFIG" {
+				return *kubeconfig
+			}
+			return c.Getenv(k)
+		}
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if len(cfg.Clusters) == 0 {
+		return fail(exitUsage, "DRAINPIPE_CLUSTERS is not set: every instance would be ignored")
+	}
+	data, err := readInput(inputs[0], c.Stdin)
+	if err != nil {
+		return fail(exitInput, "%v", err)
+	}
+	batch := sqsEvent(data, time.Now())
+
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	awsCfg, err := live.AWSConfig(ctx)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if awsCfg.Region == "" {
+		return fail(exitUsage, "no AWS region: set AWS_REGION or a profile's region")
+	}
+	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	h := handler.New(handler.Options{
+		Policy:          cfg.Policy,
+		Actor:           actor,
+		Log:             log,
+		Concurrency:     cfg.RecordConcurrency,
+		MaxEventAge:     cfg.MaxEventAge,
+		DeadlineReserve: cfg.DeadlineReserve,
+	})
+	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
+		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
+	resp, err := h.Handle(ctx, batch)
+	if err != nil { // Handle never fails today; it would retry the whole batch
+		return fail(exitInput, "handling the batch: %v", err)
+	}
+	if resp.BatchItemFailures == nil {
+		resp.BatchItemFailures = []events.SQSBatchItemFailure{}
+	}
+	out := json.NewEncoder(c.Stdout)
+	out.SetEscapeHTML(false)
+	if err := out.Encode(resp); err != nil {
+		return fail(exitInput, "writing: %v", err)
+	}
+	if len(resp.BatchItemFailures) > 0 {
+		return exitInput
+	}
+	return exitOK
+}
+
+// parseInterspersed parses flags wherever they are among the positional
+// arguments (`run event.json --dry-run`), which flag alone does not.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// sqsEvent returns data as a Lambda SQS event: as is when it is one, else
+// one record, first delivery, carrying data as its body.
+func sqsEvent(data []byte, now time.Time) events.SQSEvent {
+	if records, ok := sqsRecords(data); ok {
+		return events.SQSEvent{Records: records}
+	}
+	ms := strconv.FormatInt(now.UnixMilli(), 10)
+	return events.SQSEvent{Records: []events.SQSMessage{{
+		MessageId: "local-1",
+		Body:      string(data),
+		Attributes: map[string]string{
+			"ApproximateReceiveCount":          "1",
+			"SentTimestamp":                    ms,
+			"ApproximateFirstReceiveTimestamp": ms,
+		},
+		EventSource: "aws:sqs",
+	}}}
+}

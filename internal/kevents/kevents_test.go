@@ -1,0 +1,180 @@
+package kevents
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+)
+
+// scripted is a Drainer that reports its events to observe and returns rep.
+type scripted struct {
+	events  []drain.Event
+	observe func(drain.Event)
+	rep     drain.Report
+	err     error
+}
+
+func (s scripted) Run(context.Context, drain.Request) (drain.Report, error) {
+	for _, e := range s.events {
+		s.observe(e)
+	}
+	return s.rep, s.err
+}
+
+var deadline = time.Date(2026, 11, 20, 10, 2, 0, 0, time.UTC)
+
+func spotReq() drain.Request {
+	return drain.Request{Node: "ip-10-0-1-23.eu-west-1.compute.internal", Kind: "spot-interruption", EventID: "ev-1",
+		Deadline: deadline, Evict: true}
+}
+
+func TestRunWritesNodeAndPodEvents(t *testing.T) {
+	client := fake.NewClientset()
+	r := New(client, Options{})
+	req := spotReq()
+	d := r.Wrap(scripted{observe: r.Observe, rep: drain.Report{Node: req.Node, Evicted: []string{"shop/web-1"}, Done: true},
+		events: []drain.Event{
+			{Type: drain.EventCordoned, Node: req.Node},
+			{Type: drain.EventEvicted, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1", GraceSeconds: -1},
+			{Type: drain.EventBlocked, Node: req.Node, Pod: "shop/db-0", PodUID: "uid-2", Detail: "Cannot evict pod"},
+			{Type: drain.EventGone, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1"},
+		}})
+	if _, err := d.Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, ns := range []string{"default", "shop"} {
+		list, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list.Items {
+			key := e.InvolvedObject.Kind + " " + e.InvolvedObject.Name + " " + string(e.InvolvedObject.UID)
+			got[key] = append(got[key], e.Type+"/"+e.Reason)
+			if e.Source.Component != "drainpipe" || e.Count != 1 || e.Message == "" {
+				t.Errorf("event %s: source %q count %d message %q", e.Name, e.Source.Component, e.Count, e.Message)
+			}
+		}
+	}
+	want := map[string][]string{
+		"Node " + req.Node + " " + req.Node: {"Normal/Drained", "Normal/SpotInterruption"},
+		"Pod web-1 uid-1":                   {"Normal/SpotInterruption"},
+		"Pod db-0 uid-2":                    {"Warning/DrainBlocked"},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("events by object (-want +got):\n%s", diff)
+	}
+}
+
+func TestFailingWritesNeverFailTheDrain(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("etcd is on fire")
+	})
+	var failures atomic.Int64
+	r := New(client, Options{OnError: func(error) { failures.Add(1) }})
+	req := spotReq()
+	want := drain.Report{Node: req.Node, BlockedByPDB: []string{"shop/db-0"}}
+	d := r.Wrap(scripted{observe: r.Observe, rep: want, events: []drain.Event{
+		{Type: drain.EventEvicted, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1", GraceSeconds: -1},
+	}})
+	got, err := d.Run(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Run error %v, want the drain's own result", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	// Start, DrainBlocked and one pod event: all failed, all counted.
+	if n := failures.Load(); n != 3 {
+		t.Errorf("OnError called %d times, want 3", n)
+	}
+}
+
+func TestSlowWritesAreBounded(t *testing.T) {
+	client := fake.NewClientset()
+	release := make(chan struct{})
+	defer close(release)
+	client.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		<-release // an API server that never answers
+		return true, nil, errors.New("too late")
+	})
+	r := New(client, Options{Flush: 50 * time.Millisecond})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Wrap(scripted{observe: r.Observe, rep: drain.Report{Done: true}}).Run(context.Background(), spotReq())
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Run waited for an event write that never ends")
+	}
+}
+
+func TestPodEventsAreCapped(t *testing.T) {
+	client := fake.NewClientset()
+	var creates atomic.Int64
+	client.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		creates.Add(1)
+		return false, nil, nil
+	})
+	r := New(client, Options{MaxPodEvents: 2})
+	req := spotReq()
+	var evs []drain.Event
+	for _, p := range []string{"a/1", "a/2", "a/3", "a/4"} {
+		evs = append(evs, drain.Event{Type: drain.EventEvicted, Node: req.Node, Pod: p, GraceSeconds: -1})
+	}
+	req.Evict = false // a cordon: no outcome event
+	if _, err := r.Wrap(scripted{observe: r.Observe, events: evs, rep: drain.Report{Done: true}}).Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if n := creates.Load(); n != 3 { // the node's start event and two pods
+		t.Errorf("%d events created, want 3", n)
+	}
+}
+
+func TestReason(t *testing.T) {
+	tests := map[string]string{
+		"spot-interruption":        ReasonSpotInterruption,
+		"rebalance-recommendation": ReasonRebalanceRecommendation,
+		"scheduled-change":         ReasonScheduledMaintenance,
+		"asg-lifecycle":            ReasonLifecycleTermination,
+		"state-change":             ReasonInstanceStateChange,
+		"something-new":            ReasonInterruption,
+	}
+	for kind, want := range tests {
+		if got := Reason(kind); got != want {
+			t.Errorf("Reason(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}
+
+func TestEventNameIsStableAndValid(t *testing.T) {
+	long := corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: strings.Repeat("p", 253)}
+	a, b := eventName(long, "Drained", "ev-1"), eventName(long, "Drained", "ev-1")
+	if a != b || len(a) > 253 {
+		t.Errorf("eventName = %q (%d chars) then %q; want stable and at most 253", a, len(a), b)
+	}
+	if eventName(long, "Drained", "ev-2") == a {
+		t.Error("two interruptions share an event name")
+	}
+}

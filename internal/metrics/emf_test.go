@@ -1,0 +1,197 @@
+package metrics
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/pipeline"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var at = time.Date(2026, 11, 20, 10, 0, 5, 0, time.UTC)
+
+// emitter returns an Emitter on a buffer with a fixed clock.
+func emitter() (*Emitter, *bytes.Buffer) {
+	var buf bytes.Buffer
+	e := New(&buf)
+	e.now = func() time.Time { return at }
+	return e, &buf
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestEmitGolden(t *testing.T) {
+	spot := event.Interruption{Kind: event.KindSpotInterruption, Instances: []string{"i-0abc"}, EventID: "ev-1",
+		Time: at.Add(-5 * time.Second), Deadline: at.Add(115 * time.Second)}
+	hook := event.Lifecycle{ASG: "asg-a", Hook: "drain", Token: "secret-token", InstanceID: "i-0abc"}
+	tests := []struct {
+		name string
+		emit func(e *Emitter)
+	}{
+		{"record.golden", func(e *Emitter) {
+			e.SetRequestID("req-1")
+			e.Record(context.Background(), handler.RecordSummary{MessageID: "m-1", Kinds: []event.Kind{event.KindSpotInterruption},
+				Instances: []string{"i-0abc"}, EventIDs: []string{"ev-1"}, Outcome: handler.OutcomeDone,
+				Duration: 1500 * time.Millisecond, EventTime: spot.Time, Received: at})
+		}},
+		{"drain.golden", func(e *Emitter) {
+			e.RecordDrain("prod", drain.Report{Node: "ip-10-0-1-23.eu-west-1.compute.internal", Evicted: []string{"a/x", "a/y"},
+				BlockedByPDB: []string{"b/z"}, Terminating: []string{"a/y"}, Elapsed: 2250 * time.Millisecond})
+			e.RecordTask(handler.Task{InstanceID: "i-0abc", Interruptions: []event.Interruption{spot}},
+				handler.Result{Status: handler.StatusRetry, Node: "ip-10-0-1-23.eu-west-1.compute.internal"}, 3*time.Second)
+		}},
+		{"hook.golden", func(e *Emitter) {
+			e.RecordHook(pipeline.HookComplete, hook, false, nil)
+			e.RecordHook(pipeline.HookHeartbeat, hook, false, &smithy.GenericAPIError{Code: "Throttling"})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, buf := emitter()
+			tt.emit(e)
+			if strings.Contains(buf.String(), hook.Token) {
+				t.Error("a lifecycle token reached the metrics")
+			}
+			golden(t, tt.name, buf.Bytes())
+		})
+	}
+}
+
+// emf is the part of a document the tests read back.
+type emf struct {
+	AWS struct {
+		Timestamp         int64
+		CloudWatchMetrics []struct {
+			Namespace  string
+			Dimensions [][]string
+			Metrics    []struct{ Name, Unit string }
+		}
+	} `json:"_aws"`
+}
+
+func TestEncodeIsValidEMF(t *testing.T) {
+	b, err := Encode(Doc{Time: at, Dimensions: [][]string{{"kind"}, {}}, Props: map[string]string{"kind": "spot"},
+		Metrics: []Metric{{"Records", Count, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(b, []byte("\n")) != 1 || !bytes.HasSuffix(b, []byte("\n")) {
+		t.Errorf("document %q is not exactly one line", b)
+	}
+	var got emf
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	var root map[string]any
+	_ = json.Unmarshal(b, &root)
+	d := got.AWS.CloudWatchMetrics[0]
+	if got.AWS.Timestamp != at.UnixMilli() || d.Namespace != "Drainpipe" || root["Records"] != 1.0 || root["kind"] != "spot" {
+		t.Errorf("document %s: want timestamp %d, namespace Drainpipe, Records 1 and kind spot at the root", b, at.UnixMilli())
+	}
+	if diff := cmp.Diff([][]string{{"kind"}, {}}, d.Dimensions); diff != "" {
+		t.Errorf("dimensions (-want +got):\n%s", diff)
+	}
+}
+
+func TestEncodeRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  Doc
+	}{
+		{"dimension without value", Doc{Dimensions: [][]string{{"cluster"}}, Metrics: []Metric{{"Records", Count, 1}}}},
+		{"metric named like a property", Doc{Props: map[string]string{"Records": "x"}, Metrics: []Metric{{"Records", Count, 1}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Encode(tt.doc); err == nil {
+				t.Error("Encode succeeded, want an error")
+			}
+		})
+	}
+}
+
+func TestRecordTaskWithoutDrainEmitsNothing(t *testing.T) {
+	e, buf := emitter()
+	e.RecordTask(handler.Task{InstanceID: "i-0abc"}, handler.Result{Status: handler.StatusIgnored, Reason: "not ours"}, time.Second)
+	if buf.Len() != 0 {
+		t.Errorf("emitted %q for a task that drained nothing", buf.String())
+	}
+}
+
+func TestDeadlineHit(t *testing.T) {
+	tests := []struct {
+		name     string
+		deadline time.Time
+		done     bool
+		want     float64
+	}{
+		{"unfinished past the deadline", at.Add(-time.Second), false, 1},
+		{"unfinished before the deadline", at.Add(time.Minute), false, 0},
+		{"finished past the deadline", at.Add(-time.Second), true, 0},
+		{"no deadline", time.Time{}, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, buf := emitter()
+			e.RecordDrain("c", drain.Report{Node: "n", Done: tt.done})
+			e.RecordTask(handler.Task{Interruptions: []event.Interruption{{Kind: event.KindSpotInterruption, Deadline: tt.deadline}}},
+				handler.Result{Status: handler.StatusDone, Node: "n"}, 0)
+			var root map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &root); err != nil {
+				t.Fatalf("output %q: %v", buf, err)
+			}
+			if root[MetricDeadlineHit] != tt.want {
+				t.Errorf("DeadlineHit = %v, want %v", root[MetricDeadlineHit], tt.want)
+			}
+		})
+	}
+}
+
+func TestErrorClass(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&smithy.GenericAPIError{Code: "ThrottlingException"}, "aws-throttled"},
+		{&smithy.GenericAPIError{Code: "AccessDenied"}, "aws-access-denied"},
+		{&smithy.GenericAPIError{Code: "ValidationError"}, "aws-other"},
+		{errors.New("dial tcp: refused"), "aws-other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := errorClass(tt.err); got != tt.want {
+				t.Errorf("errorClass(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+}
