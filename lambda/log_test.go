@@ -12,10 +12,13 @@ import (
 
 func TestRequestIDHandler(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(requestIDHandler{slog.NewJSONHandler(&buf, nil)}).With("component", "test")
+	current := &invocation{}
+	log := slog.New(requestIDHandler{slog.NewJSONHandler(&buf, nil), current}).With("component", "test")
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-123"})
 	log.InfoContext(ctx, "hello")
 	log.InfoContext(context.Background(), "outside an invocation")
+	current.set("req-456")
+	log.Info("during an invocation, without its context")
 
 	dec := json.NewDecoder(&buf)
 	var first, second map[string]any
@@ -30,5 +33,12 @@ func TestRequestIDHandler(t *testing.T) {
 	}
 	if _, ok := second["request_id"]; ok {
 		t.Errorf("line outside an invocation = %v, want no request_id", second)
+	}
+	var third map[string]any
+	if err := dec.Decode(&third); err != nil {
+		t.Fatal(err)
+	}
+	if third["request_id"] != "req-456" {
+		t.Errorf("line during an invocation without its context = %v, want request_id req-456", third)
 	}
 }

@@ -5,14 +5,18 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
+	"github.com/drainpipe/drainpipe/internal/metrics"
 )
 
 func main() {
@@ -24,15 +28,22 @@ func main() {
 func run() int {
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
-		newLogger(slog.LevelInfo).Error("initialising", "error", err)
+		newLogger(slog.LevelInfo, nil).Error("initialising", "error", err)
 		return 1
 	}
-	log := newLogger(cfg.LogLevel)
+	current := &invocation{}
+	log := newLogger(cfg.LogLevel, current)
 	ctx := context.Background()
+	// Metrics go to stdout in CloudWatch's embedded format.
+	var out io.Writer = io.Discard
+	if cfg.Metrics {
+		out = os.Stdout
+	}
+	m := metrics.New(out)
 
 	var actor handler.Actor = handler.DryRun{Log: log}
 	if !cfg.DryRun {
-		if actor, err = newActor(ctx, cfg, log); err != nil {
+		if actor, err = newActor(ctx, cfg, log, m); err != nil {
 			log.Error("initialising", "error", err)
 			return 1
 		}
@@ -44,18 +55,26 @@ func run() int {
 		Concurrency:     cfg.RecordConcurrency,
 		MaxEventAge:     cfg.MaxEventAge,
 		DeadlineReserve: cfg.DeadlineReserve,
+		OnRecord:        m.Record,
 	})
 	log.Info("started", "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
-	lambda.Start(h.Handle)
+	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
+		if lc, ok := lambdacontext.FromContext(ctx); ok {
+			current.set(lc.AwsRequestID)
+			m.SetRequestID(lc.AwsRequestID)
+			defer current.set("")
+		}
+		return h.Handle(ctx, batch)
+	})
 	return 1
 }
 
 // newActor builds the live actor (EC2 lookup, EKS or kubeconfig clients,
 // drain, lifecycle hooks) once per cold start.
-func newActor(ctx context.Context, cfg config.Config, log *slog.Logger) (handler.Actor, error) {
+func newActor(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (handler.Actor, error) {
 	awsCfg, err := live.AWSConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return live.NewActor(cfg, awsCfg, log, live.Options{})
+	return live.NewActor(cfg, awsCfg, log, live.Options{Metrics: m})
 }

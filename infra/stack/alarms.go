@@ -10,9 +10,10 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// newAlarms watches the three ways Drainpipe can fail quietly: messages
-// given up on (dead-letter queue), invocations that crash or time out, and a
-// queue that is not being drained.
+// newAlarms watches the ways Drainpipe can fail quietly: messages given up
+// on (dead-letter queue), invocations that crash or time out, a queue that
+// is not being drained, and (from the function's metrics) drains cut short
+// by the instance's deadline or blocked by disruption budgets.
 func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Function) {
 	minute := awscdk.Duration_Minutes(jsii.Number(1))
 	alarms := []awscloudwatch.Alarm{
@@ -41,6 +42,7 @@ func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Fu
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}),
 	}
+	alarms = append(alarms, metricAlarms(s)...)
 	if p.AlarmTopicARN == "" {
 		return
 	}

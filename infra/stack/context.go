@@ -16,7 +16,7 @@ var ContextKeys = []string{
 	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
-	"alarmTopicArn", "asgNotificationRole",
+	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -49,6 +49,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.integer("alarmErrors", &p.AlarmErrors)
 	r.str("alarmTopicArn", &p.AlarmTopicARN)
 	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
+	r.str("webhookSecretArn", &p.WebhookSecretARN)
 	return p, errors.Join(r.errs...)
 }
 

@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
@@ -89,6 +90,9 @@ func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
 		Actions:   jsii.Strings("eks:DescribeCluster"),
 		Resources: &clusters,
 	}))
+	if p.WebhookSecretARN != "" {
+		role.AddToPrincipalPolicy(webhookSecretStatement(p.WebhookSecretARN))
+	}
 	if groups := groupARNs(s, p); len(groups) > 0 {
 		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("LifecycleActions"),
@@ -96,6 +100,23 @@ func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
 			Resources: &groups,
 		}))
 	}
+}
+
+// webhookSecretStatement lets the function read the webhook secret and
+// nothing else. IAM compares a secret's full ARN, which ends in a random
+// "-XXXXXX"; whether the configured ARN has it cannot be told from its
+// form ("my-secret" ends like a suffix), so the ARN with "-??????"
+// appended is allowed too.
+func webhookSecretStatement(arn string) awsiam.PolicyStatement {
+	if strings.Contains(arn, ":ssm:") {
+		return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid: jsii.String("WebhookParameter"), Actions: jsii.Strings("ssm:GetParameter"), Resources: jsii.Strings(arn),
+		})
+	}
+	return awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("WebhookSecret"), Actions: jsii.Strings("secretsmanager:GetSecretValue"),
+		Resources: jsii.Strings(arn, arn+"-??????"),
+	})
 }
 
 // groupARNs returns the ARNs of the configured Auto Scaling groups. The

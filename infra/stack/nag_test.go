@@ -20,6 +20,7 @@ func TestAwsSolutions(t *testing.T) {
 	p := testProps(t)
 	p.ASGNotificationRole = true
 	p.AlarmTopicARN = "arn:aws:sns:eu-west-1:123456789012:oncall"
+	p.WebhookSecretARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook"
 	for _, f := range nagFindings(newStack(t, p)) {
 		t.Error(f)
 	}

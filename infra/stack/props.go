@@ -45,6 +45,11 @@ type Props struct {
 	AlarmErrors           int    // function errors in 5 minutes that raise the alarm
 	AlarmTopicARN         string // optional SNS topic for alarm and OK actions
 
+	// WebhookSecretARN names a Secrets Manager secret or SSM parameter
+	// holding a webhook URL notified of every interruption handled; the
+	// function may read that one secret and nothing else.
+	WebhookSecretARN string
+
 	// ASGNotificationRole creates a role Auto Scaling can assume to send
 	// lifecycle notifications straight to the queue.
 	ASGNotificationRole bool
@@ -85,6 +90,7 @@ var (
 	clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
 	envName     = regexp.MustCompile(`^DRAINPIPE_[A-Z0-9_]+$`)
 	tagKey      = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
+	secretARN   = regexp.MustCompile(`^arn:aws[a-z-]*:(secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+|ssm:[a-z0-9-]+:[0-9]{12}:parameter/[A-Za-z0-9/_.-]+)$`)
 	topicARN    = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
 	actionNames = []string{"none", "cordon", "cordon-and-drain"}
 	retentions  = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
@@ -182,6 +188,9 @@ func (p Props) Validate() error {
 	if p.AlarmTopicARN != "" && !topicARN.MatchString(p.AlarmTopicARN) {
 		bad("alarmTopicArn: %q is not an SNS topic ARN", p.AlarmTopicARN)
 	}
+	if p.WebhookSecretARN != "" && !secretARN.MatchString(p.WebhookSecretARN) {
+		bad("webhookSecretArn: %q is not the ARN of a Secrets Manager secret or an SSM parameter", p.WebhookSecretARN)
+	}
 	return errors.Join(errs...)
 }
 
@@ -223,7 +232,8 @@ func (a Actions) fields() []actionField {
 // reservedEnv reports whether the stack sets k from a dedicated prop.
 func reservedEnv(k string) bool {
 	switch k {
-	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG":
+	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
+		"DRAINPIPE_WEBHOOK_SECRET_ARN":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
@@ -245,6 +255,9 @@ func (p Props) managedEnv() map[string]string {
 	}
 	if p.RequiredTag != "" {
 		env["DRAINPIPE_REQUIRED_TAG"] = p.RequiredTag
+	}
+	if p.WebhookSecretARN != "" {
+		env["DRAINPIPE_WEBHOOK_SECRET_ARN"] = p.WebhookSecretARN
 	}
 	return env
 }

@@ -33,6 +33,7 @@ func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.
 	fn, role := newFunction(s, props, queue)
 	newAccess(s, props, role, queue)
 	newAlarms(s, props, queue, dlq, fn)
+	newDashboard(s, dlq)
 
 	out := func(id, value, desc string) {
 		awscdk.NewCfnOutput(s, jsii.String(id), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(desc)})

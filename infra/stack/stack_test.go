@@ -253,8 +253,12 @@ func TestAlarms(t *testing.T) {
 			var got []string
 			for _, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
 				pr := a.Properties
+				on := "all"
+				if dims := asList(pr["Dimensions"]); len(dims) > 0 {
+					on = tpl.render(dims[0].(map[string]any)["Value"])
+				}
 				got = append(got, fmt.Sprintf("%s/%s %s %s %v on %s", pr["Namespace"], pr["MetricName"], pr["Statistic"],
-					pr["ComparisonOperator"], pr["Threshold"], tpl.render(asList(pr["Dimensions"])[0].(map[string]any)["Value"])))
+					pr["ComparisonOperator"], pr["Threshold"], on))
 				wantActions := ""
 				if withTopic {
 					wantActions = topic
@@ -268,6 +272,8 @@ func TestAlarms(t *testing.T) {
 				"AWS/Lambda/Errors Sum GreaterThanOrEqualToThreshold 3 on ${Function}",
 				"AWS/SQS/ApproximateAgeOfOldestMessage Maximum GreaterThanOrEqualToThreshold 900 on ${Queue.QueueName}",
 				"AWS/SQS/ApproximateNumberOfMessagesVisible Maximum GreaterThanThreshold 0 on ${DeadLetterQueue.QueueName}",
+				"Drainpipe/DeadlineHit Sum GreaterThanOrEqualToThreshold 1 on all",
+				"Drainpipe/PodsBlocked Maximum GreaterThanOrEqualToThreshold 1 on all",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("alarms (-want +got):\n%s", diff)

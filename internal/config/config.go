@@ -58,6 +58,14 @@ type Config struct {
 	Kubeconfig string
 	// LogLevel is the lowest level logged.
 	LogLevel slog.Level
+	// WebhookSecretARN names the Secrets Manager secret or SSM parameter
+	// holding a webhook URL to notify; empty sends no notification. The
+	// URL itself is never put in the environment.
+	WebhookSecretARN string
+	// KubeEvents records Kubernetes events on drained nodes and pods.
+	KubeEvents bool
+	// Metrics writes CloudWatch embedded-format metrics to stdout.
+	Metrics bool
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -84,6 +92,8 @@ func Default() Config {
 		DeadlineReserve:     10 * time.Second,
 		SafetyMargin:        10 * time.Second,
 		LogLevel:            slog.LevelInfo,
+		KubeEvents:          true,
+		Metrics:             true,
 	}
 }
 
@@ -125,6 +135,9 @@ func Load(getenv func(string) string) (Config, error) {
 	r.duration("SAFETY_MARGIN", &c.SafetyMargin)
 	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
 	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
+	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
+	r.boolean("KUBE_EVENTS", &c.KubeEvents)
+	r.boolean("METRICS", &c.Metrics)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, fmt.Errorf("loading configuration: %w", err)

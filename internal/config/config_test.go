@@ -52,6 +52,9 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_SAFETY_MARGIN":           "1m",
 		"DRAINPIPE_KUBECONFIG":              "/tmp/kubeconfig",
 		"DRAINPIPE_LOG_LEVEL":               "debug",
+		"DRAINPIPE_WEBHOOK_SECRET_ARN":      "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
+		"DRAINPIPE_KUBE_EVENTS":             "false",
+		"DRAINPIPE_METRICS":                 "false",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +82,7 @@ func TestLoadEverything(t *testing.T) {
 		SafetyMargin:        time.Minute,
 		Kubeconfig:          "/tmp/kubeconfig",
 		LogLevel:            slog.LevelDebug,
+		WebhookSecretARN:    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
@@ -112,6 +116,8 @@ func TestLoadErrors(t *testing.T) {
 		"DRAINPIPE_EXCLUDE_FROM_LB":      "2",
 		"DRAINPIPE_DEADLINE_RESERVE":     "10",
 		"DRAINPIPE_LOG_LEVEL":            "loud",
+		"DRAINPIPE_WEBHOOK_SECRET_ARN":   "https://hooks.example.test/T000/B000/XXXX",
+		"DRAINPIPE_KUBE_EVENTS":          "sometimes",
 	}
 	for name, value := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/eks"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
+	"github.com/drainpipe/drainpipe/internal/metrics"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
 )
@@ -34,8 +35,13 @@ type Options struct {
 	DryRun bool
 	// OnDrainEvent observes the drain engine's events (timelines, metrics).
 	OnDrainEvent func(drain.Event)
-	// Recorder observes outcomes; nil records nothing.
+	// Recorder observes outcomes, besides the metrics and webhook that the
+	// configuration turns on; nil adds nothing.
 	Recorder pipeline.Recorder
+	// Metrics receives the pipeline's metrics; nil writes them to stdout
+	// (when the configuration's Metrics is on). Share it with the handler's
+	// OnRecord so all metrics go one way.
+	Metrics *metrics.Emitter
 }
 
 // AWSConfig loads the SDK configuration from the environment (the Lambda
@@ -65,7 +71,10 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.ExcludeFromLB = cfg.ExcludeFromLB
 	dcfg.EvictUnmanaged = cfg.EvictUnmanaged
 	dcfg.SafetyMargin = cfg.SafetyMargin
-	dcfg.OnEvent = opts.OnDrainEvent
+	obs, err := newObservers(cfg, awsCfg, log, opts)
+	if err != nil {
+		return nil, fmt.Errorf("observing: %w", err)
+	}
 	actor, err := pipeline.New(pipeline.Config{
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
@@ -75,10 +84,10 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
-			return drain.New(k, dcfg, log)
+			return obs.drainer(k, dcfg, log)
 		},
 		Hooks:    lifecycle.New(autoscaling.NewFromConfig(awsCfg)),
-		Recorder: opts.Recorder,
+		Recorder: obs.recorder,
 		Log:      log,
 	})
 	if err != nil {

@@ -1,0 +1,161 @@
+// Package notify posts a Slack-compatible message ({"text": ...}) to a
+// webhook for every interruption Drainpipe handled on a node. The webhook
+// URL is a secret: it is read by ARN from Secrets Manager or SSM Parameter
+// Store (never from the plain environment), cached per container, and
+// never logged. A failing webhook is logged and counted, never fails or
+// retries the drain.
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/pipeline"
+)
+
+// DefaultTimeout bounds one notification, secret read included.
+const DefaultTimeout = 3 * time.Second
+
+// URLSource gives the webhook URL; *Secret satisfies it.
+type URLSource interface {
+	URL(ctx context.Context) (*url.URL, error)
+}
+
+// Options tune a Notifier.
+type Options struct {
+	Timeout time.Duration // per notification; DefaultTimeout when zero
+	Client  *http.Client  // a client with Timeout when nil
+	// OnError observes every failed notification (metrics).
+	OnError func(error)
+	Log     *slog.Logger
+}
+
+// Notifier posts messages to the webhook. As a pipeline.Recorder it sends
+// one message per task that acted on a node. It is safe for concurrent use.
+type Notifier struct {
+	src  URLSource
+	opts Options
+
+	mu      sync.Mutex
+	pending map[string]string // cluster of drains awaiting their task, by node
+}
+
+var _ pipeline.Recorder = (*Notifier)(nil)
+
+// New returns a Notifier posting to the URL src gives.
+func New(src URLSource, o Options) *Notifier {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{
+			Timeout: o.Timeout,
+			// A webhook answers; it does not send us elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	if o.OnError == nil {
+		o.OnError = func(error) {}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Notifier{src: src, opts: o, pending: map[string]string{}}
+}
+
+// Send posts {"text": text}. Errors never contain the URL.
+func (n *Notifier) Send(ctx context.Context, text string) error {
+	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
+	defer cancel()
+	u, err := n.src.URL(ctx)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		return fmt.Errorf("encoding notification: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return errors.New("building the webhook request failed")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := n.opts.Client.Do(req)
+	if err != nil {
+		var ue *url.Error // its message quotes the URL, and the URL is the secret
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("posting to the webhook: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("posting to the webhook: status %s", resp.Status)
+	}
+	return nil
+}
+
+// RecordDrain remembers the drain's cluster for the task's message.
+func (n *Notifier) RecordDrain(cluster string, r drain.Report) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pending[r.Node] = cluster
+}
+
+// RecordTask sends one message for a task that acted on a node (done, or
+// to be retried), bounded by Options.Timeout. Failures are logged and
+// reported to OnError only.
+func (n *Notifier) RecordTask(t handler.Task, r handler.Result, elapsed time.Duration) {
+	n.mu.Lock()
+	cluster, drained := n.pending[r.Node]
+	delete(n.pending, r.Node)
+	n.mu.Unlock()
+	if !drained || r.Node == "" || r.Status == handler.StatusIgnored {
+		return
+	}
+	if err := n.Send(context.Background(), Message(t, r, cluster, elapsed)); err != nil {
+		n.opts.Log.Warn("notifying the webhook", "instance_id", t.InstanceID, "node", r.Node, "error", err.Error())
+		n.opts.OnError(err)
+	}
+}
+
+// RecordHook does nothing: hook calls are in the task's message.
+func (n *Notifier) RecordHook(pipeline.HookOp, event.Lifecycle, bool, error) {}
+
+// Message is the text sent for a task.
+func Message(t handler.Task, r handler.Result, cluster string, elapsed time.Duration) string {
+	var kind event.Kind
+	var eventID string
+	var deadline time.Time
+	for i, in := range t.Interruptions {
+		if i == 0 || (!in.Deadline.IsZero() && (deadline.IsZero() || in.Deadline.Before(deadline))) {
+			kind, eventID, deadline = in.Kind, in.EventID, in.Deadline
+		}
+	}
+	status := "done"
+	if r.Status == handler.StatusRetry {
+		status = "not finished, will retry"
+	}
+	s := fmt.Sprintf("Drainpipe: %s on instance %s, node %s (cluster %s)", kind, t.InstanceID, r.Node, cluster)
+	if !deadline.IsZero() {
+		s += ", deadline " + deadline.UTC().Format(time.RFC3339)
+	}
+	s += fmt.Sprintf(" — %s in %s: %s", status, elapsed.Round(time.Millisecond), r.Reason)
+	if eventID != "" {
+		s += " (event " + eventID + ")"
+	}
+	return s
+}
