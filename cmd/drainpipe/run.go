@@ -15,6 +15,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
+	"github.com/drainpipe/drainpipe/internal/metrics"
 )
 
 // defaultRunTimeout is the simulated invocation's deadline: the function's
@@ -101,7 +102,10 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		return fail(exitUsage, "no AWS region: set AWS_REGION or a profile's region")
 	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun})
+	// EMF metric lines go to stderr with the logs, keeping stdout for the
+	// response alone.
+	emf := metrics.New(c.Stderr)
+	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
@@ -112,6 +116,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		Concurrency:     cfg.RecordConcurrency,
 		MaxEventAge:     cfg.MaxEventAge,
 		DeadlineReserve: cfg.DeadlineReserve,
+		OnRecord:        emf.Record,
 	})
 	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
 		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())

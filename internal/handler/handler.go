@@ -68,7 +68,8 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	p := h.plan(batch.Records)
 	results := h.run(ctx, p.tasks)
 
-	var resp events.SQSEventResponse
+	// An empty list, not null: the documented shape for "whole batch done".
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	counts := map[outcome]int{}
 	for _, r := range p.records {
 		r.settle(p.tasks, results, start)
