@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,37 @@ func TestLiveSpotWarningCordonsTaintsAndDrains(t *testing.T) {
 	}
 }
 
+// A spot warning whose drain a disruption budget blocks until the instance
+// goes is acknowledged at the deadline (redelivery cannot help a terminated
+// instance), and the budget is never forced.
+func TestLiveSpotBlockedUntilDeadlineAcknowledged(t *testing.T) {
+	ctx := testContext(t)
+	l := startLive(t)
+	n := l.node(ctx, served)
+	l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
+	l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
+	// Sent 1m55s ago: the instance goes in about five seconds.
+	late := freshEvent(t, "eventbridge-spot-interruption.json", func(ev map[string]any) {
+		forEC2Instance(fixture.InstanceID(n), awsfake.Region)(ev)
+		ev["time"] = time.Now().Add(5*time.Second - spotNotice).UTC().Format(time.RFC3339)
+	})
+
+	res := l.invoke(ctx, t, time.Minute, message{id: "late-spot", body: late})
+
+	if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
+		t.Errorf("batch item failures (-want +got):\n%s", diff)
+	}
+	if got := recordLogs(l.rt)["late-spot"]; got.Outcome != "done" || !strings.Contains(got.Reason, "deadline passed") {
+		t.Errorf("record logged as %+v, want done because the deadline passed", got)
+	}
+	if unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name)); !unschedulable || !tainted {
+		t.Errorf("node %s: unschedulable=%v tainted=%v, want both", n.Name, unschedulable, tainted)
+	}
+	if got := l.podsOn(ctx, t, n.Name); len(got) != 2 {
+		t.Errorf("pods on %s = %v, want the 2 the budget protects", n.Name, got)
+	}
+}
+
 // An instance of a cluster we do not serve (a shared queue) is acknowledged
 // and left alone.
 func TestLiveForeignClusterIgnored(t *testing.T) {
@@ -93,7 +125,11 @@ func TestLiveBudgetCordonLatency(t *testing.T) {
 	ctx := testContext(t)
 	l := startLive(t, "DRAINPIPE_ACTION_SPOT=cordon")
 	warm, n := l.node(ctx, served), l.node(ctx, served)
+	coldStart := time.Now()
 	l.invoke(ctx, t, time.Minute, message{id: "warm-up", body: spotWarning(t, fixture.InstanceID(warm))})
+	if _, at, ok := logLine(t, l.rt, map[string]string{"msg": "node cordoned", "node": warm.Name}); ok {
+		t.Logf("budget: first event -> node cordoned (cold clients), invoke to the drain's log line: %v (for reference)", at.Sub(coldStart))
+	}
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

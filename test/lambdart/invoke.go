@@ -32,6 +32,10 @@ func (r Response) TimedOut() bool { return r.Error != nil && r.Error.Type == Typ
 //
 // The returned error is for failures of the harness or the process (ctx
 // ended, init failed, process exited); a function error is in Response.
+//
+// The answer comes over HTTP and the output through a pipe, so lines the
+// function printed before answering may not be in Logs yet when Invoke
+// returns: wait for the last one expected with WaitLog.
 func (rt *Runtime) Invoke(ctx context.Context, payload []byte, timeout time.Duration) (Response, error) {
 	if timeout <= 0 {
 		return Response{}, errors.New("invoking: timeout must be positive")
