@@ -48,15 +48,7 @@ func run() int {
 			return 1
 		}
 	}
-	h := handler.New(handler.Options{
-		Policy:          cfg.Policy,
-		Actor:           actor,
-		Log:             log,
-		Concurrency:     cfg.RecordConcurrency,
-		MaxEventAge:     cfg.MaxEventAge,
-		DeadlineReserve: cfg.DeadlineReserve,
-		OnRecord:        m.Record,
-	})
+	h := live.NewHandler(cfg, actor, log, m)
 	log.Info("started", "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
 	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 		if lc, ok := lambdacontext.FromContext(ctx); ok {

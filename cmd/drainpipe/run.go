@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/drainpipe/drainpipe/internal/config"
-	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
 )
@@ -109,15 +108,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	h := handler.New(handler.Options{
-		Policy:          cfg.Policy,
-		Actor:           actor,
-		Log:             log,
-		Concurrency:     cfg.RecordConcurrency,
-		MaxEventAge:     cfg.MaxEventAge,
-		DeadlineReserve: cfg.DeadlineReserve,
-		OnRecord:        emf.Record,
-	})
+	h := live.NewHandler(cfg, actor, log, emf)
 	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
 		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)

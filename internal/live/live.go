@@ -18,6 +18,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/eks"
+	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/metrics"
@@ -116,4 +117,18 @@ func requiredTag(t config.Tag) string {
 		return t.Key
 	}
 	return t.Key + "=" + t.Value
+}
+
+// NewHandler builds the SQS batch handler the Lambda and `drainpipe run`
+// share, so a configuration setting cannot reach one and miss the other.
+func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter) *handler.Handler {
+	return handler.New(handler.Options{
+		Policy:          cfg.Policy,
+		Actor:           actor,
+		Log:             log,
+		Concurrency:     cfg.RecordConcurrency,
+		MaxEventAge:     cfg.MaxEventAge,
+		DeadlineReserve: cfg.DeadlineReserve,
+		OnRecord:        m.Record,
+	})
 }
