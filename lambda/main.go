@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
@@ -33,6 +34,9 @@ func run() int {
 	}
 	current := &invocation{}
 	log := newLogger(cfg.LogLevel, current)
+	// client-go logs through klog (throttling waits, warnings); route it
+	// into the same JSON stream so every line carries the request id.
+	klog.SetSlogLogger(log)
 	ctx := context.Background()
 	// Metrics go to stdout in CloudWatch's embedded format.
 	var out io.Writer = io.Discard

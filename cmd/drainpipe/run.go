@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/live"
@@ -101,6 +102,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		return fail(exitUsage, "no AWS region: set AWS_REGION or a profile's region")
 	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	klog.SetSlogLogger(log) // client-go's own messages join the JSON logs
 	// EMF metric lines go to stderr with the logs, keeping stdout for the
 	// response alone.
 	emf := metrics.New(c.Stderr)
