@@ -12,12 +12,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
+	"github.com/drainpipe/drainpipe/internal/redeliver"
 )
 
 func main() {
@@ -45,14 +47,17 @@ func run() int {
 	}
 	m := metrics.New(out)
 
+	// A dry run touches nothing, the queue included: its records are
+	// retried only when the invocation runs out of time.
 	var actor handler.Actor = handler.DryRun{Log: log}
+	var queue redeliver.API
 	if !cfg.DryRun {
-		if actor, err = newActor(ctx, cfg, log, m); err != nil {
+		if actor, queue, err = newActor(ctx, cfg, log, m); err != nil {
 			log.Error("initialising", "error", err)
 			return 1
 		}
 	}
-	h := live.NewHandler(cfg, actor, log, m)
+	h := live.NewHandler(cfg, actor, log, m, queue)
 	log.Info("started", "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
 	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 		if lc, ok := lambdacontext.FromContext(ctx); ok {
@@ -66,11 +71,16 @@ func run() int {
 }
 
 // newActor builds the live actor (EC2 lookup, EKS or kubeconfig clients,
-// drain, lifecycle hooks) once per cold start.
-func newActor(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (handler.Actor, error) {
+// drain, lifecycle hooks) and the SQS client that hastens redeliveries,
+// once per cold start, from one AWS configuration.
+func newActor(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (handler.Actor, redeliver.API, error) {
 	awsCfg, err := live.AWSConfig(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return live.NewActor(cfg, awsCfg, log, live.Options{Metrics: m})
+	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{Metrics: m})
+	if err != nil {
+		return nil, nil, err
+	}
+	return actor, sqs.NewFromConfig(awsCfg), nil
 }

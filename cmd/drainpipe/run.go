@@ -110,7 +110,8 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	h := live.NewHandler(cfg, actor, log, emf)
+	// The records are synthetic: there is no queue to hasten them back.
+	h := live.NewHandler(cfg, actor, log, emf, nil)
 	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
 		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)

@@ -178,6 +178,38 @@ func TestRunLocal(t *testing.T) {
 	}
 }
 
+// drainpipe run's records come from no queue: a record left to retry is
+// reported, and SQS is never asked to hasten it, even when the event names
+// a queue the AWS endpoint knows.
+func TestRunRetryLeavesQueueAlone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	s := newRunScene(ctx, t)
+	s.env.Deployment(ctx, "db", 2, fixture.PinnedTo(s.node.Name))
+	s.env.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
+	s.fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: "workers", Hook: "drain", Token: hookToken, InstanceID: s.instance})
+	s.fake.AddQueue("123456789012", "drainpipe")
+	event, err := json.Marshal(map[string]any{"Records": []map[string]any{{
+		"messageId": "m-1", "receiptHandle": "AQEBm-1", "body": lifecycleBody(s.instance), "eventSource": "aws:sqs",
+		"eventSourceARN": "arn:aws:sqs:" + awsfake.Region + ":123456789012:drainpipe",
+		"attributes":     map[string]string{"ApproximateReceiveCount": "1"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The budget blocks the drain past the 8 s invocation (2 s reserve).
+	env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster, "DRAINPIPE_DEADLINE_RESERVE": "2s"}
+	code, stdout, stderr := runCLI(t, env, string(event), "run", "--kubeconfig", s.kubeconfig, "--timeout", "8s", "-")
+	if got, want := strings.TrimSpace(stdout), `{"batchItemFailures":[{"itemIdentifier":"m-1"}]}`; code != exitInput || got != want {
+		t.Fatalf("exit %d, stdout %s; want %d and %s\nstderr: %s", code, got, exitInput, want, stderr)
+	}
+	for _, c := range s.fake.Calls() {
+		if c.Service == awsfake.ServiceSQS {
+			t.Errorf("drainpipe run called SQS: %s %v", c.Action, c.Params)
+		}
+	}
+}
+
 // TestRunUsage checks what run refuses before doing anything.
 func TestRunUsage(t *testing.T) {
 	for _, tc := range []struct {

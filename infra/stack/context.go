@@ -15,7 +15,7 @@ var ContextKeys = []string{
 	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix",
 	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
-	"maxConcurrency", "maxReceiveCount", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
+	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
 }
 
@@ -44,6 +44,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.seconds("batchWindowSeconds", &p.BatchWindow)
 	r.integer("maxConcurrency", &p.MaxConcurrency)
 	r.integer("maxReceiveCount", &p.MaxReceiveCount)
+	r.seconds("retryDelaySeconds", &p.RetryDelay)
 	r.integer("logRetentionDays", &p.LogRetention)
 	r.seconds("alarmOldestMessageAgeSeconds", &p.AlarmOldestMessageAge)
 	r.integer("alarmErrors", &p.AlarmErrors)

@@ -19,19 +19,19 @@ func TestFromContext(t *testing.T) {
 		{"cli strings", map[string]any{
 			"clusters": "prod, staging", "asgNames": "a,b", "asgNamePrefix": "eks-", "dryRun": "true",
 			"timeoutSeconds": "120", "batchSize": "20", "batchWindowSeconds": "1", "maxConcurrency": "50",
-			"maxReceiveCount": "7", "actionRebalance": "none", "env": `{"DRAINPIPE_LOG_LEVEL":"debug"}`,
+			"maxReceiveCount": "7", "retryDelaySeconds": "0", "actionRebalance": "none", "env": `{"DRAINPIPE_LOG_LEVEL":"debug"}`,
 			"asgNotificationRole": "1", "awsAuthClusters": `["prod"]`,
 		}, func(p *Props) {
 			p.Clusters, p.ASGNames, p.ASGNamePrefix, p.DryRun = []string{"prod", "staging"}, []string{"a", "b"}, "eks-", true
 			p.Timeout, p.BatchSize, p.BatchWindow, p.MaxConcurrency = 2*time.Minute, 20, time.Second, 50
-			p.MaxReceiveCount, p.Actions.Rebalance = 7, "none"
+			p.MaxReceiveCount, p.RetryDelay, p.Actions.Rebalance = 7, 0, "none"
 			p.Env, p.ASGNotificationRole, p.AWSAuthClusters = map[string]string{"DRAINPIPE_LOG_LEVEL": "debug"}, true, []string{"prod"}
 		}},
 		{"cdk.json types", map[string]any{
-			"clusters": []any{"prod"}, "dryRun": true, "memorySize": 512.0, "logRetentionDays": 90.0,
+			"clusters": []any{"prod"}, "dryRun": true, "memorySize": 512.0, "logRetentionDays": 90.0, "retryDelaySeconds": 30.0,
 			"alarmOldestMessageAgeSeconds": 900.0, "env": map[string]any{"DRAINPIPE_KUBE_QPS": "50"},
 		}, func(p *Props) {
-			p.Clusters, p.DryRun, p.MemoryMB, p.LogRetention = []string{"prod"}, true, 512, 90
+			p.Clusters, p.DryRun, p.MemoryMB, p.LogRetention, p.RetryDelay = []string{"prod"}, true, 512, 90, 30*time.Second
 			p.AlarmOldestMessageAge, p.Env = 15*time.Minute, map[string]string{"DRAINPIPE_KUBE_QPS": "50"}
 		}},
 	}

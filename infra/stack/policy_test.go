@@ -141,6 +141,10 @@ func TestFunctionRolePolicy(t *testing.T) {
 	base := []statement{
 		{Effect: "Allow", Actions: []string{"logs:CreateLogStream", "logs:PutLogEvents"}, Resources: []string{"${LogGroup.Arn}"}},
 		{Effect: "Allow", Actions: []string{"ec2:DescribeInstances"}, Resources: []string{"*"}},
+		// The event source's consume grant; the function itself uses two of
+		// its actions, on this queue only, to hasten redelivery
+		// (internal/redeliver): sqs:GetQueueUrl, and ChangeMessageVisibilityBatch,
+		// which IAM authorises as sqs:ChangeMessageVisibility.
 		{Effect: "Allow", Actions: []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}, Resources: []string{"${Queue.Arn}"}},
 	}
 	lifecycle := func(groups ...string) statement {

@@ -39,7 +39,11 @@ type Props struct {
 	BatchWindow     time.Duration
 	MaxConcurrency  int
 	MaxReceiveCount int
-	LogRetention    int // days; one of CloudWatch Logs' allowed values
+	// RetryDelay is how soon a retried message comes back after its first
+	// delivery (doubling per delivery, at most maxRetryDelay) instead of
+	// the visibility timeout; 0 leaves it to the visibility timeout.
+	RetryDelay   time.Duration
+	LogRetention int // days; one of CloudWatch Logs' allowed values
 
 	AlarmOldestMessageAge time.Duration
 	AlarmErrors           int    // function errors in 5 minutes that raise the alarm
@@ -66,6 +70,9 @@ const (
 	queueRetention   = 4 * 24 * time.Hour  // main queue
 	dlqRetention     = 14 * 24 * time.Hour // SQS maximum; a DLQ keeps the original enqueue time
 	accessGroup      = "drainpipe"         // Kubernetes group bound by deploy/rbac.yaml
+	// maxRetryDelay caps DRAINPIPE_RETRY_DELAY and its backoff (the
+	// function's config.MaxRetryDelay).
+	maxRetryDelay = 5 * time.Minute
 )
 
 // Defaults returns the props used where the context is silent.
@@ -77,6 +84,7 @@ func Defaults() Props {
 		BatchSize:             10,
 		MaxConcurrency:        10,
 		MaxReceiveCount:       5,
+		RetryDelay:            15 * time.Second,
 		LogRetention:          30,
 		AlarmOldestMessageAge: 10 * time.Minute,
 		AlarmErrors:           1,
@@ -85,6 +93,17 @@ func Defaults() Props {
 
 // Visibility is the queue's visibility timeout for these props.
 func (p Props) Visibility() time.Duration { return visibilityFactor * p.Timeout }
+
+// attemptWindow is the longest time from one delivery to the next: the
+// visibility timeout, or with hastened redelivery the function's run plus
+// the longest backoff, if that is longer (hastening may fail, and the
+// visibility timeout applies then).
+func (p Props) attemptWindow() time.Duration {
+	if p.RetryDelay <= 0 {
+		return p.Visibility()
+	}
+	return max(p.Visibility(), p.Timeout+maxRetryDelay)
+}
 
 var (
 	clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
@@ -170,11 +189,14 @@ func (p Props) Validate() error {
 	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
 		bad("maxReceiveCount: %d is outside 1–1000", p.MaxReceiveCount)
 	}
+	if p.RetryDelay < 0 || p.RetryDelay > maxRetryDelay || p.RetryDelay%time.Second != 0 {
+		bad("retryDelaySeconds: %v is not a whole number of seconds in 0–%v", p.RetryDelay.Seconds(), maxRetryDelay.Seconds())
+	}
 	// Every attempt must fit in the retention, or a message being resumed
 	// by redelivery expires before its final attempt completes the hook.
-	if p.Timeout > 0 && time.Duration(p.MaxReceiveCount)*p.Visibility() > queueRetention {
-		bad("maxReceiveCount × visibility (%d × %vs) exceeds the queue retention of %v days",
-			p.MaxReceiveCount, p.Visibility().Seconds(), queueRetention.Hours()/24)
+	if p.Timeout > 0 && time.Duration(p.MaxReceiveCount)*p.attemptWindow() > queueRetention {
+		bad("maxReceiveCount × the longest time between deliveries (%d × %vs) exceeds the queue retention of %v days",
+			p.MaxReceiveCount, p.attemptWindow().Seconds(), queueRetention.Hours()/24)
 	}
 	if !slices.Contains(retentions, p.LogRetention) {
 		bad("logRetentionDays: %d is not one of %v", p.LogRetention, retentions)
@@ -233,7 +255,7 @@ func (a Actions) fields() []actionField {
 func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
-		"DRAINPIPE_WEBHOOK_SECRET_ARN":
+		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
@@ -247,6 +269,7 @@ func (p Props) managedEnv() map[string]string {
 		"DRAINPIPE_CLUSTERS":          strings.Join(p.Clusters, ","),
 		"DRAINPIPE_DRY_RUN":           fmt.Sprint(p.DryRun),
 		"DRAINPIPE_MAX_RECEIVE_COUNT": fmt.Sprint(p.MaxReceiveCount),
+		"DRAINPIPE_RETRY_DELAY":       fmt.Sprintf("%ds", int(p.RetryDelay/time.Second)),
 	}
 	for _, f := range p.Actions.fields() {
 		if f.value != "" {

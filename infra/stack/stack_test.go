@@ -197,7 +197,8 @@ func TestFunction(t *testing.T) {
 		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
 		"Environment": `{"Variables":{"DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true","DRAINPIPE_LOG_LEVEL":"debug",` +
-			`"DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned"}}`,
+			`"DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
+			`"DRAINPIPE_RETRY_DELAY":"15s"}}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("function (-want +got):\n%s", diff)

@@ -30,6 +30,11 @@ type Config struct {
 	// MaxReceiveCount is the queue's maxReceiveCount: the delivery after
 	// which a retried message goes to the dead-letter queue.
 	MaxReceiveCount int
+	// RetryDelay is how long a retried message stays invisible after its
+	// first delivery (doubling with each further delivery, up to
+	// MaxRetryDelay) instead of the queue's visibility timeout; 0 leaves
+	// redelivery to the queue.
+	RetryDelay time.Duration
 	// MaxEventAge is how long after its deadline (or its time, when it has
 	// none) an interruption is still acted on; 0 means forever.
 	MaxEventAge time.Duration
@@ -81,6 +86,7 @@ func Default() Config {
 	return Config{
 		Policy:              policy.Default(),
 		MaxReceiveCount:     5,
+		RetryDelay:          15 * time.Second,
 		MaxEventAge:         time.Hour,
 		KubeQPS:             200,
 		KubeBurst:           400,
@@ -96,6 +102,11 @@ func Default() Config {
 		Metrics:             true,
 	}
 }
+
+// MaxRetryDelay is the longest RetryDelay, and the cap of its backoff
+// (internal/redeliver.MaxDelay): a retried drain must come back often
+// enough to heartbeat its lifecycle hook.
+const MaxRetryDelay = 5 * time.Minute
 
 // Prefix starts every variable's name.
 const Prefix = "DRAINPIPE_"
@@ -123,6 +134,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("CLUSTER_ENDPOINTS", func(v string) (err error) { c.ClusterEndpoints, err = parseEndpoints(v); return err })
 	r.parse("REQUIRED_TAG", func(v string) (err error) { c.RequiredTag, err = parseTag(v); return err })
 	r.positiveInt("MAX_RECEIVE_COUNT", &c.MaxReceiveCount)
+	r.parse("RETRY_DELAY", func(v string) (err error) { c.RetryDelay, err = parseRetryDelay(v); return err })
 	r.duration("MAX_EVENT_AGE", &c.MaxEventAge)
 	r.parse("KUBE_QPS", func(v string) (err error) { c.KubeQPS, err = parseQPS(v); return err })
 	r.positiveInt("KUBE_BURST", &c.KubeBurst)

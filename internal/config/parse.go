@@ -61,6 +61,14 @@ func (r *reader) duration(name string, dst *time.Duration) {
 	})
 }
 
+func parseRetryDelay(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > MaxRetryDelay {
+		return 0, fmt.Errorf("want a duration from 0 to %s, such as 15s, got %q", MaxRetryDelay, v)
+	}
+	return d, nil
+}
+
 // clusterName is EKS's rule for cluster names.
 var clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
 

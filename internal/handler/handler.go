@@ -5,6 +5,7 @@ package handler
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -36,6 +37,11 @@ type Options struct {
 	// OnRecord, when set, observes every record once its outcome is
 	// settled (metrics). It runs before Handle returns and must be quick.
 	OnRecord func(ctx context.Context, s RecordSummary)
+	// OnRetry, when set, is handed the batch's records left to retry, once
+	// per batch before Handle returns, to hasten their redelivery. Its
+	// context ends a quarter of DeadlineReserve before the invocation's
+	// deadline, keeping the rest to answer; it cannot change the response.
+	OnRetry func(ctx context.Context, retried []events.SQSMessage)
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
@@ -71,16 +77,21 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	// An empty list, not null: the documented shape for "whole batch done".
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	counts := map[outcome]int{}
-	for _, r := range p.records {
+	var retried []events.SQSMessage
+	for i, r := range p.records {
 		r.settle(p.tasks, results, start)
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
+			retried = append(retried, batch.Records[i]) // records[i] is Records[i]
 		}
 		r.log(ctx, h.opts.Log)
 		if h.opts.OnRecord != nil {
 			h.opts.OnRecord(ctx, r.summary(start))
 		}
+	}
+	if len(retried) > 0 && h.opts.OnRetry != nil {
+		h.retry(ctx, retried)
 	}
 	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
 		slog.Int("records", len(p.records)),
@@ -92,6 +103,22 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 		slog.Float64("duration_ms", ms(time.Since(start))),
 	)
 	return resp, nil
+}
+
+// retry calls OnRetry within the reserve, turning a panic into a log line:
+// hastening redelivery must never cost the batch its answer.
+func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage) {
+	if deadline, ok := ctx.Deadline(); ok && h.opts.DeadlineReserve > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve/4))
+		defer cancel()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			h.opts.Log.ErrorContext(ctx, "retry hook panicked", "panic", fmt.Sprint(p))
+		}
+	}()
+	h.opts.OnRetry(ctx, msgs)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

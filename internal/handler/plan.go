@@ -15,7 +15,7 @@ import (
 
 // plan is a batch parsed and grouped: one task per instance.
 type plan struct {
-	records []*record
+	records []*record // records[i] is the batch's Records[i]
 	tasks   []Task
 }
 

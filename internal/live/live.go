@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
@@ -24,6 +25,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/metrics"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
+	"github.com/drainpipe/drainpipe/internal/redeliver"
 )
 
 // awsRetryAttempts is above the SDK's default of 3: a spot wave brings many
@@ -121,7 +123,13 @@ func requiredTag(t config.Tag) string {
 
 // NewHandler builds the SQS batch handler the Lambda and `drainpipe run`
 // share, so a configuration setting cannot reach one and miss the other.
-func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter) *handler.Handler {
+// queue (an *sqs.Client) hastens the redelivery of retried records by
+// cfg.RetryDelay; nil, for records that came from no queue, leaves them be.
+func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
+	var onRetry func(context.Context, []events.SQSMessage)
+	if queue != nil && cfg.RetryDelay > 0 {
+		onRetry = redeliver.New(queue, cfg.RetryDelay, log).Schedule
+	}
 	return handler.New(handler.Options{
 		Policy:          cfg.Policy,
 		Actor:           actor,
@@ -130,5 +138,6 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		MaxEventAge:     cfg.MaxEventAge,
 		DeadlineReserve: cfg.DeadlineReserve,
 		OnRecord:        m.Record,
+		OnRetry:         onRetry,
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 )
 
@@ -120,7 +121,10 @@ func TestEnvConfiguresSDK(t *testing.T) {
 	if _, err := eks.NewFromConfig(cfg).DescribeCluster(ctx, &eks.DescribeClusterInput{Name: aws.String("x")}); code(err) != "ResourceNotFoundException" {
 		t.Errorf("DescribeCluster(unknown) error = %v, want ResourceNotFoundException", err)
 	}
-	if n := len(s.Calls()); n != 3 {
-		t.Errorf("calls = %d, want 3", n)
+	if _, err := sqs.NewFromConfig(cfg).GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("q")}); code(err) != "QueueDoesNotExist" {
+		t.Errorf("GetQueueUrl(unknown) error = %v, want QueueDoesNotExist", err)
+	}
+	if n := len(s.Calls()); n != 4 {
+		t.Errorf("calls = %d, want 4", n)
 	}
 }

@@ -1,20 +1,23 @@
-// Package awsfake serves in-process fakes of the EC2, Auto Scaling and EKS
-// APIs on 127.0.0.1, speaking their real wire protocols (EC2 query/XML,
-// Auto Scaling query/XML, EKS REST/JSON), so the real aws-sdk-go-v2 clients
-// can be pointed at them with BaseEndpoint. It records every call and can
-// inject errors (throttling, access denied, inactive lifecycle actions).
+// Package awsfake serves in-process fakes of the EC2, Auto Scaling, EKS and
+// SQS APIs on 127.0.0.1, speaking their real wire protocols (EC2 query/XML,
+// Auto Scaling query/XML, EKS REST/JSON, SQS AWS JSON 1.0), so the real
+// aws-sdk-go-v2 clients can be pointed at them with BaseEndpoint. It records
+// every call and can inject errors (throttling, access denied, inactive
+// lifecycle actions).
 //
-// One server answers all three services: EC2 and Auto Scaling are told
-// apart by their Action, EKS by its REST paths.
+// One server answers all four services: EC2 and Auto Scaling are told
+// apart by their Action, EKS by its REST paths, SQS by its X-Amz-Target
+// header (GetQueueUrl and ChangeMessageVisibilityBatch only).
 //
 //	fake := awsfake.New()
 //	defer fake.Close()
 //	fake.AddInstances(awsfake.Instance{ID: "i-0123456789abcdef0", Tags: map[string]string{"eks:cluster-name": "prod"}})
 //	fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: "workers", Hook: "drain", Token: tok, InstanceID: "i-0123456789abcdef0"})
+//	fake.AddQueue("123456789012", "drainpipe")               // for GetQueueUrl
 //	fake.Inject("DescribeInstances", awsfake.Throttle, 2) // then served
 //	ec2c := ec2.NewFromConfig(fake.Config())              // in process
 //	cmd.Env = append(os.Environ(), fake.Env()...)          // or a child process
-//	... fake.CallsTo("CompleteLifecycleAction"), fake.Completed()
+//	... fake.CallsTo("CompleteLifecycleAction"), fake.Completed(), fake.VisibilityChanges()
 package awsfake
 
 import (
@@ -42,13 +45,14 @@ const (
 	ServiceEC2         = "ec2"
 	ServiceAutoScaling = "autoscaling"
 	ServiceEKS         = "eks"
+	ServiceSQS         = "sqs"
 )
 
 // Call is one request the server received.
 type Call struct {
 	Service string
 	Action  string     // DescribeInstances, CompleteLifecycleAction, DescribeCluster, ...
-	Params  url.Values // the form for query protocols; {"name": ...} for EKS
+	Params  url.Values // the form for query protocols; {"name": ...} for EKS; SQS's JSON flattened as a form
 	Signed  bool       // an AWS SigV4 Authorization header was present
 	Fault   Fault      // the fault answered, 0 when served normally
 	Time    time.Time  // when the request arrived (for timelines)
@@ -58,15 +62,18 @@ type Call struct {
 type Server struct {
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	calls     []Call
-	faults    map[string][]Fault // by action, consumed in order
-	sticky    map[string]Fault   // by action, answered until cleared
-	instances map[string]Instance
-	order     []string // instance IDs in insertion order, for stable pages
-	clusters  map[string]Cluster
-	actions   []LifecycleAction // active lifecycle actions
-	completed []Completion
+	mu          sync.Mutex
+	calls       []Call
+	faults      map[string][]Fault // by action, consumed in order
+	sticky      map[string]Fault   // by action, answered until cleared
+	instances   map[string]Instance
+	order       []string // instance IDs in insertion order, for stable pages
+	clusters    map[string]Cluster
+	actions     []LifecycleAction // active lifecycle actions
+	completed   []Completion
+	queues      []string // URLs of the queues AddQueue made
+	badReceipts []string // receipt handles InvalidReceipts made fail
+	visibility  []VisibilityChange
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.
@@ -81,7 +88,7 @@ func New() *Server {
 	return s
 }
 
-// URL is the base endpoint of all three services (http://127.0.0.1:port).
+// URL is the base endpoint of all four services (http://127.0.0.1:port).
 func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the server.
@@ -115,13 +122,14 @@ func (s *Server) Config() aws.Config {
 }
 
 // Env returns environment variables pointing a child process's AWS SDK
-// at the fake for EC2, Auto Scaling and EKS only (other services keep
+// at the fake for EC2, Auto Scaling, EKS and SQS only (other services keep
 // their defaults), with the fake's region and static credentials.
 func (s *Server) Env() []string {
 	return []string{
 		"AWS_ENDPOINT_URL_EC2=" + s.URL(),
 		"AWS_ENDPOINT_URL_AUTO_SCALING=" + s.URL(),
 		"AWS_ENDPOINT_URL_EKS=" + s.URL(),
+		"AWS_ENDPOINT_URL_SQS=" + s.URL(),
 		"AWS_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=AKIDFAKEFAKEFAKE",
 		"AWS_SECRET_ACCESS_KEY=fake-secret",
@@ -239,6 +247,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), sqsTargetPrefix); ok {
+		s.serveSQS(w, r, op, body, signed)
 		return
 	}
 	form, err := url.ParseQuery(string(body))

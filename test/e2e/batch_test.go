@@ -104,6 +104,17 @@ func TestLiveBatchOfTenWithPartialFailures(t *testing.T) {
 	if n := heartbeatsFor(l.aws, blocked); n == 0 {
 		t.Errorf("the blocked hook was never heartbeated")
 	}
+	// Only the two retried records are made visible again early, in one call.
+	hastened := []awsfake.VisibilityChange{
+		{QueueURL: l.queue, ReceiptHandle: receipt("m04-hook-blocked"), Timeout: 15},
+		{QueueURL: l.queue, ReceiptHandle: receipt("m05-spot-blocked"), Timeout: 15},
+	}
+	if diff := cmp.Diff(hastened, l.aws.VisibilityChanges()); diff != "" {
+		t.Errorf("visibility changes (-want +got):\n%s", diff)
+	}
+	if n := len(l.aws.CallsTo("ChangeMessageVisibilityBatch")); n != 1 {
+		t.Errorf("%d ChangeMessageVisibilityBatch calls, want 1 for the batch", n)
+	}
 	// The handler prepares one EC2 lookup for the whole batch (retries of
 	// it aside) instead of one per record.
 	var ids []string

@@ -64,7 +64,9 @@ func TestLiveLifecycleHookDrainedThenCompleted(t *testing.T) {
 }
 
 // A drain a PDB blocks outlasts a short invocation: the record comes back
-// for redelivery, the hook is heartbeated, and the next delivery finishes.
+// for redelivery, made visible again after DRAINPIPE_RETRY_DELAY instead of
+// the queue's visibility timeout, the hook is heartbeated, and the next
+// delivery finishes.
 func TestLiveBlockedDrainResumesOnRedelivery(t *testing.T) {
 	ctx := testContext(t)
 	l := newLive(t)
@@ -94,6 +96,15 @@ func TestLiveBlockedDrainResumesOnRedelivery(t *testing.T) {
 	if got := l.podsOn(ctx, t, n.Name); len(got) != 2 {
 		t.Errorf("pods on %s after the blocked delivery = %v, want the two the budget protects", n.Name, got)
 	}
+	// Redelivery is hastened: one visibility change, of the first delivery's
+	// receipt, to the default delay of 15 s.
+	hastened := []awsfake.VisibilityChange{{QueueURL: l.queue, ReceiptHandle: receipt(msg.id), Timeout: 15}}
+	if diff := cmp.Diff(hastened, l.aws.VisibilityChanges()); diff != "" {
+		t.Errorf("visibility changes after the blocked delivery (-want +got):\n%s", diff)
+	}
+	if n := len(l.aws.CallsTo("ChangeMessageVisibilityBatch")); n != 1 {
+		t.Errorf("%d ChangeMessageVisibilityBatch calls, want 1", n)
+	}
 
 	// The budget is lifted; SQS redelivers the same message.
 	if err := l.k8s.Client.PolicyV1().PodDisruptionBudgets(l.k8s.Namespace).Delete(ctx, "db", metav1.DeleteOptions{}); err != nil {
@@ -112,6 +123,10 @@ func TestLiveBlockedDrainResumesOnRedelivery(t *testing.T) {
 		t.Errorf("completed lifecycle actions (-want +got):\n%s", diff)
 	}
 	drainedBeforeCompletion(t, probe, 1)
+	// A finished record is deleted by SQS, not delayed.
+	if diff := cmp.Diff(hastened, l.aws.VisibilityChanges()); diff != "" {
+		t.Errorf("visibility changes after the redelivery (-want +got):\n%s", diff)
+	}
 	// One summary line per delivery, each with its receive count.
 	var got []string
 	for _, rec := range l.rt.Records() {

@@ -29,11 +29,12 @@ const taintKey = "drainpipe.dev/interruption"
 // the real bootstrap (one runtime or more) acting on the sandbox through
 // its kubeconfig, with EC2, Auto Scaling and EKS served by the fakes.
 type live struct {
-	rt   *lambdart.Runtime // the first runtime started
-	aws  *awsfake.Server
-	k8s  *fixture.Env
-	path string   // the bootstrap
-	env  []string // every runtime's environment
+	rt    *lambdart.Runtime // the first runtime started
+	aws   *awsfake.Server
+	queue string // URL of the queue the batches come from
+	k8s   *fixture.Env
+	path  string   // the bootstrap
+	env   []string // every runtime's environment
 }
 
 // startLive starts the function in local mode; env entries override the
@@ -63,9 +64,11 @@ func newLive(t *testing.T) *live {
 		"AWS_ENDPOINT_URL_EC2=" + fake.URL(),
 		"AWS_ENDPOINT_URL_AUTO_SCALING=" + fake.URL(),
 		"AWS_ENDPOINT_URL_EKS=" + fake.URL(),
+		"AWS_ENDPOINT_URL_SQS=" + fake.URL(),
 		"DRAINPIPE_LOG_LEVEL=debug",
 	}
-	return &live{aws: fake, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env}
+	queue := fake.AddQueue(queueAccount, queueName)
+	return &live{aws: fake, queue: queue, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env}
 }
 
 // start starts a runtime of the function (env entries override the

@@ -10,7 +10,19 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
 )
+
+// The queue every test batch comes from (the fake knows it: see newLive).
+const (
+	queueAccount = "123456789012"
+	queueName    = "drainpipe"
+	queueARN     = "arn:aws:sqs:" + awsfake.Region + ":" + queueAccount + ":" + queueName
+)
+
+// receipt is the receipt handle sqsBatch gives message id.
+func receipt(id string) string { return "AQEB" + id }
 
 // message is one SQS message of a batch.
 type message struct {
@@ -28,7 +40,7 @@ func sqsBatch(t *testing.T, msgs ...message) []byte {
 		count := max(m.receiveCount, 1)
 		ev.Records = append(ev.Records, events.SQSMessage{
 			MessageId:     m.id,
-			ReceiptHandle: "AQEB" + m.id,
+			ReceiptHandle: receipt(m.id),
 			Body:          string(m.body),
 			Attributes: map[string]string{
 				"ApproximateReceiveCount":          strconv.Itoa(count),
@@ -39,8 +51,8 @@ func sqsBatch(t *testing.T, msgs ...message) []byte {
 			MessageAttributes: map[string]events.SQSMessageAttribute{},
 			Md5OfBody:         "",
 			EventSource:       "aws:sqs",
-			EventSourceARN:    "arn:aws:sqs:us-west-2:123456789012:drainpipe",
-			AWSRegion:         "us-west-2",
+			EventSourceARN:    queueARN,
+			AWSRegion:         awsfake.Region,
 		})
 	}
 	b, err := json.Marshal(ev)

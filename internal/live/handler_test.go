@@ -1,0 +1,78 @@
+package live
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/metrics"
+	"github.com/drainpipe/drainpipe/internal/redeliver"
+	"github.com/drainpipe/drainpipe/test/awsfake"
+)
+
+// retryActor leaves every task to retry.
+type retryActor struct{}
+
+func (retryActor) Act(context.Context, handler.Task) handler.Result {
+	return handler.Result{Status: handler.StatusRetry, Reason: "blocked"}
+}
+
+// The handler hastens retried records through the queue client it is given,
+// by the configured delay; without a client or with a zero delay, it does not.
+func TestNewHandlerHastensRetries(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("..", "event", "testdata", "eventbridge-spot-interruption.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := events.SQSEvent{Records: []events.SQSMessage{{
+		MessageId: "m-1", ReceiptHandle: "AQEBm-1", Body: string(body), EventSource: "aws:sqs",
+		EventSourceARN: "arn:aws:sqs:" + awsfake.Region + ":123456789012:drainpipe",
+		Attributes:     map[string]string{"ApproximateReceiveCount": "2"},
+	}}}
+	tests := []struct {
+		name     string
+		delay    time.Duration
+		withSQS  bool
+		hastened bool
+	}{
+		{"configured", 10 * time.Second, true, true},
+		{"zero delay", 0, true, false},
+		{"no queue client", 10 * time.Second, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := awsfake.New()
+			t.Cleanup(fake.Close)
+			queue := fake.AddQueue("123456789012", "drainpipe")
+			cfg := config.Default()
+			cfg.MaxEventAge, cfg.RetryDelay = 0, tt.delay
+			var api redeliver.API
+			if tt.withSQS {
+				api = sqs.NewFromConfig(fake.Config())
+			}
+			h := NewHandler(cfg, retryActor{}, nil, metrics.New(io.Discard), api)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			resp, err := h.Handle(ctx, batch)
+			if err != nil || len(resp.BatchItemFailures) != 1 {
+				t.Fatalf("Handle = %+v, %v; want m-1 retried", resp, err)
+			}
+			var want []awsfake.VisibilityChange
+			if tt.hastened {
+				want = []awsfake.VisibilityChange{{QueueURL: queue, ReceiptHandle: "AQEBm-1", Timeout: 20}} // second delivery: 2 × 10 s
+			}
+			if diff := cmp.Diff(want, fake.VisibilityChanges()); diff != "" {
+				t.Errorf("visibility changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

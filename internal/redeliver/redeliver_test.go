@@ -1,0 +1,269 @@
+package redeliver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/test/awsfake"
+)
+
+func TestDelay(t *testing.T) {
+	tests := []struct {
+		base  time.Duration
+		count int
+		want  time.Duration
+	}{
+		{15 * time.Second, 1, 15 * time.Second},
+		{15 * time.Second, 0, 15 * time.Second}, // absent count reads as 1
+		{15 * time.Second, 2, 30 * time.Second},
+		{15 * time.Second, 3, time.Minute},
+		{15 * time.Second, 5, 4 * time.Minute},
+		{15 * time.Second, 6, MaxDelay},
+		{15 * time.Second, 1 << 30, MaxDelay},
+		{500 * time.Millisecond, 1, time.Second}, // SQS counts whole seconds
+		{1500 * time.Millisecond, 2, 3 * time.Second},
+		{1500 * time.Millisecond, 1, 2 * time.Second},
+		{10 * time.Minute, 1, MaxDelay},
+		{0, 3, 0},
+		{-time.Second, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s×%d", tt.base, tt.count), func(t *testing.T) {
+			if got := Delay(tt.base, tt.count); got != tt.want {
+				t.Errorf("Delay(%s, %d) = %s, want %s", tt.base, tt.count, got, tt.want)
+			}
+		})
+	}
+}
+
+const (
+	account = "123456789012"
+	arnA    = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":queue-a"
+	arnB    = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":queue-b"
+)
+
+// msg is a record as Lambda hands it over.
+func msg(id, arn string, receiveCount int) events.SQSMessage {
+	return events.SQSMessage{
+		MessageId:      id,
+		ReceiptHandle:  "AQEB" + id,
+		Attributes:     map[string]string{"ApproximateReceiveCount": strconv.Itoa(receiveCount)},
+		EventSource:    "aws:sqs",
+		EventSourceARN: arn,
+	}
+}
+
+type scene struct {
+	fake   *awsfake.Server
+	s      *Scheduler
+	logs   *bytes.Buffer
+	urlA   string
+	urlB   string
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// newScene is a Scheduler with the real SQS client on the fake, queues A
+// and B known, logging JSON into a buffer.
+func newScene(t *testing.T, delay time.Duration) *scene {
+	fake := awsfake.New()
+	t.Cleanup(fake.Close)
+	logs := &bytes.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return &scene{
+		fake: fake, s: New(sqs.NewFromConfig(fake.Config()), delay, log), logs: logs,
+		urlA: fake.AddQueue(account, "queue-a"), urlB: fake.AddQueue(account, "queue-b"),
+		ctx: ctx, cancel: cancel,
+	}
+}
+
+// lines returns the logged lines with message msg, as JSON objects.
+func (sc *scene) lines(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(sc.logs.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// entriesPerCall lists, per ChangeMessageVisibilityBatch call, the queue
+// and the receipt handles it carried.
+func entriesPerCall(fake *awsfake.Server) []string {
+	var out []string
+	for _, c := range fake.CallsTo("ChangeMessageVisibilityBatch") {
+		var handles []string
+		for i := 1; c.Params.Has(fmt.Sprintf("Entries.%d.ReceiptHandle", i)); i++ {
+			handles = append(handles, c.Params.Get(fmt.Sprintf("Entries.%d.ReceiptHandle", i)))
+		}
+		q := c.Params.Get("QueueUrl")
+		out = append(out, q[strings.LastIndex(q, "/")+1:]+" "+strings.Join(handles, ","))
+	}
+	return out
+}
+
+// Messages are grouped by queue and sent ten at a time, each with the delay
+// its receive count earns; queue URLs are looked up once per queue.
+func TestScheduleGroupsAndChunks(t *testing.T) {
+	sc := newScene(t, 15*time.Second)
+	var msgs []events.SQSMessage
+	var wantA []string
+	for i := range 12 {
+		id := fmt.Sprintf("a%02d", i)
+		msgs = append(msgs, msg(id, arnA, 1+i%3))
+		wantA = append(wantA, "AQEB"+id)
+		if i == 4 {
+			msgs = append(msgs, msg("b00", arnB, 7))
+		}
+	}
+	sc.s.Schedule(sc.ctx, msgs)
+
+	want := []string{
+		"queue-a " + strings.Join(wantA[:10], ","),
+		"queue-a " + strings.Join(wantA[10:], ","),
+		"queue-b AQEBb00",
+	}
+	if diff := cmp.Diff(want, entriesPerCall(sc.fake)); diff != "" {
+		t.Errorf("ChangeMessageVisibilityBatch calls as queue and receipts (-want +got):\n%s", diff)
+	}
+	timeouts := map[string]int{}
+	for _, c := range sc.fake.VisibilityChanges() {
+		timeouts[c.ReceiptHandle] = c.Timeout
+	}
+	wantTimeouts := map[string]int{"AQEBb00": 300}
+	for i := range 12 {
+		wantTimeouts[fmt.Sprintf("AQEBa%02d", i)] = []int{15, 30, 60}[i%3]
+	}
+	if diff := cmp.Diff(wantTimeouts, timeouts); diff != "" {
+		t.Errorf("visibility timeouts by receipt (-want +got):\n%s", diff)
+	}
+	if n := len(sc.lines(t, "redelivery scheduled")); n != 13 {
+		t.Errorf("%d 'redelivery scheduled' lines, want 13", n)
+	}
+
+	// The URLs are cached: a second batch asks SQS for none.
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("a99", arnA, 1), msg("b99", arnB, 1)})
+	var asked []string
+	for _, c := range sc.fake.CallsTo("GetQueueUrl") {
+		asked = append(asked, c.Params.Get("QueueOwnerAWSAccountId")+"/"+c.Params.Get("QueueName"))
+	}
+	if diff := cmp.Diff([]string{account + "/queue-a", account + "/queue-b"}, asked); diff != "" {
+		t.Errorf("GetQueueUrl calls (-want +got):\n%s", diff)
+	}
+	if n := len(sc.fake.VisibilityChanges()); n != 15 {
+		t.Errorf("%d visibility changes after the second batch, want 15", n)
+	}
+}
+
+// A message twice in one batch is delayed once, through its last receipt;
+// messages that cannot be delayed are skipped with a warning.
+func TestScheduleSkipsAndDeduplicates(t *testing.T) {
+	sc := newScene(t, 15*time.Second)
+	first, again := msg("dup", arnA, 1), msg("dup", arnA, 2)
+	again.ReceiptHandle = "AQEBdup-again"
+	noReceipt := msg("no-receipt", arnA, 1)
+	noReceipt.ReceiptHandle = ""
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{first, msg("bad-arn", "arn:aws:sns:us-west-2:123456789012:topic", 1), noReceipt, again})
+
+	want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: "AQEBdup-again", Timeout: 30}}
+	if diff := cmp.Diff(want, sc.fake.VisibilityChanges()); diff != "" {
+		t.Errorf("visibility changes (-want +got):\n%s", diff)
+	}
+	var skipped []string
+	for _, l := range sc.lines(t, "not scheduling redelivery") {
+		skipped = append(skipped, fmt.Sprint(l["message_id"]))
+		if l["level"] != "WARN" || l["error"] == "" {
+			t.Errorf("skip logged as %v", l)
+		}
+	}
+	if diff := cmp.Diff([]string{"bad-arn", "no-receipt"}, skipped); diff != "" {
+		t.Errorf("skipped messages (-want +got):\n%s", diff)
+	}
+}
+
+// Failures are logged at warn level with the messages they concern and
+// never stop the other queues or entries.
+func TestScheduleFailures(t *testing.T) {
+	t.Run("entry refused", func(t *testing.T) {
+		sc := newScene(t, 15*time.Second)
+		sc.fake.InvalidReceipts("AQEBstale")
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("stale", arnA, 1), msg("fresh", arnA, 1)})
+		if diff := cmp.Diff([]awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: "AQEBfresh", Timeout: 15}}, sc.fake.VisibilityChanges()); diff != "" {
+			t.Errorf("visibility changes (-want +got):\n%s", diff)
+		}
+		warns := sc.lines(t, "scheduling redelivery")
+		if len(warns) != 1 || warns[0]["level"] != "WARN" || warns[0]["message_id"] != "stale" || warns[0]["code"] != "ReceiptHandleIsInvalid" {
+			t.Errorf("warnings = %v, want one for message stale with code ReceiptHandleIsInvalid", warns)
+		}
+	})
+	t.Run("unknown queue", func(t *testing.T) {
+		sc := newScene(t, 15*time.Second)
+		gone := "arn:aws:sqs:" + awsfake.Region + ":" + account + ":gone"
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", gone, 1), msg("y", gone, 1), msg("b", arnB, 1)})
+		if diff := cmp.Diff([]string{"queue-b AQEBb"}, entriesPerCall(sc.fake)); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		warns := sc.lines(t, "scheduling redelivery")
+		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{"x", "y"}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "QueueDoesNotExist") {
+			t.Errorf("warnings = %v, want one for x and y naming QueueDoesNotExist", warns)
+		}
+	})
+	t.Run("call denied", func(t *testing.T) {
+		sc := newScene(t, 15*time.Second)
+		sc.fake.Inject("ChangeMessageVisibilityBatch", awsfake.AccessDenied, 1)
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+		warns := sc.lines(t, "scheduling redelivery")
+		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{"x"}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "AccessDenied") {
+			t.Errorf("warnings = %v, want one for x naming AccessDenied", warns)
+		}
+	})
+	t.Run("context over", func(t *testing.T) {
+		sc := newScene(t, 15*time.Second)
+		sc.cancel()
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+		if n := len(sc.fake.Calls()); n != 0 {
+			t.Errorf("%d calls after the context ended, want 0", n)
+		}
+		if warns := sc.lines(t, "scheduling redelivery"); len(warns) != 1 || !strings.Contains(fmt.Sprint(warns[0]["error"]), "context canceled") {
+			t.Errorf("warnings = %v, want one naming the cancelled context", warns)
+		}
+	})
+}
+
+func TestScheduleDisabled(t *testing.T) {
+	sc := newScene(t, 0)
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+	if n := len(sc.fake.Calls()); n != 0 {
+		t.Errorf("%d calls with a zero delay, want none", n)
+	}
+}
+
+// The configuration bounds the delay by the same cap the backoff uses.
+func TestMaxDelayMatchesConfig(t *testing.T) {
+	if MaxDelay != config.MaxRetryDelay {
+		t.Errorf("MaxDelay = %s, config.MaxRetryDelay = %s; want them equal", MaxDelay, config.MaxRetryDelay)
+	}
+}
