@@ -138,13 +138,21 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
 		Evict: t.Action == policy.ActionCordonAndDrain}
+	// A stopped instance's kubelet is gone: its evicted pods stay
+	// Terminating until the node controller removes them. Evict (budgets
+	// still respected) for a short while, then acknowledge, rather than
+	// wait out every redelivery into the dead-letter queue.
+	stopped := inst.State == "stopped" && req.Evict
+	if stopped && (req.Deadline.IsZero() || req.Deadline.After(now.Add(a.cfg.StoppedWait))) {
+		req.Deadline = now.Add(a.cfg.StoppedWait)
+	}
 	log = log.With("cluster", inst.Cluster, "node", node)
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
-	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, hooks, log)
+	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, hooks, stopped, log)
 	r.Node = node
 	return r
 }
@@ -152,7 +160,7 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 // drain runs the drainer until it is done, the budget (the context's
 // deadline less the hook reserve) runs out, or the instance's deadline passes,
 // heartbeating the hooks meanwhile.
-func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, log *slog.Logger) handler.Result {
+func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, stopped bool, log *slog.Logger) handler.Result {
 	dctx, cancel := a.budget(ctx, req.Deadline)
 	defer cancel()
 	if dctx.Err() != nil {
@@ -173,6 +181,9 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 		return done(fmt.Sprintf("cordoned node %s", req.Node))
 	case rep.Done:
 		return done(fmt.Sprintf("drained node %s: %s", req.Node, summary(rep)))
+	case stopped && !a.clock.Now().Before(req.Deadline):
+		return done(fmt.Sprintf("instance is stopped: evictions issued on node %s, the node controller removes what its "+
+			"kubelet cannot finish: %s", req.Node, summary(rep)))
 	case !req.Deadline.IsZero() && !a.clock.Now().Before(req.Deadline):
 		return done(fmt.Sprintf("instance deadline passed before node %s finished draining: %s", req.Node, summary(rep)))
 	}

@@ -39,6 +39,8 @@ func TestAct(t *testing.T) {
 		wantCompletes  int
 		wantDescribes  int
 		wantErrorLog   bool
+		// drainTakes is how far the clock moves while the drain runs.
+		drainTakes time.Duration
 	}{{
 		name:       "spot interruption is drained until its deadline",
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
@@ -138,13 +140,40 @@ func TestAct(t *testing.T) {
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0.Add(-3*time.Minute))),
 		wantStatus: handler.StatusIgnored, wantReason: "instance went at its spot-interruption deadline 1m0s ago",
 	}, {
-		name: "spot deadline passes during the drain: acknowledged",
-		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
-		task: task(policy.ActionCordonAndDrain, 1, spot(t0)),
-		// the during hook is set below: the clock passes the deadline
+		name:       "spot deadline passes during the drain: acknowledged",
+		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		drainTakes: 3 * time.Minute,
 		wantStatus: handler.StatusDone, wantReason: "instance deadline passed before node", wantNode: nodeName,
 		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
 			Deadline: t0.Add(2 * time.Minute), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name: "stopped instance: evictions issued, acknowledged after a short wait",
+		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{Evicted: []string{"shop/web-1"},
+			Terminating: []string{"shop/web-1"}}}, instances: map[string]instance.Instance{instID: stoppedInstance()}},
+		task:       task(policy.ActionCordonAndDrain, 1, stateChange(t0, "stopped")),
+		drainTakes: DefaultStoppedWait,
+		wantStatus: handler.StatusDone, wantReason: "instance is stopped: evictions issued", wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "state-change", EventID: "sc-1",
+			Deadline: t0.Add(DefaultStoppedWait), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name: "stopped instance cut short by the invocation budget: retry",
+		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{BlockedByPDB: []string{"shop/web-1"}}},
+			instances: map[string]instance.Instance{instID: stoppedInstance()}},
+		task:       task(policy.ActionCordonAndDrain, 1, stateChange(t0, "stopped")),
+		wantStatus: handler.StatusRetry, wantReason: "invocation budget ran out", wantNode: nodeName,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "state-change", EventID: "sc-1",
+			Deadline: t0.Add(DefaultStoppedWait), Evict: true}},
+		wantDescribes: 1,
+	}, {
+		name:       "running instance after a state change: no deadline, waits for its pods",
+		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
+		task:       task(policy.ActionCordonAndDrain, 1, stateChange(t0, "stopping")),
+		drainTakes: time.Hour,
+		wantStatus: handler.StatusRetry, wantReason: "invocation budget ran out", wantNode: nodeName,
+		wantDrains:    []drain.Request{{Node: nodeName, Kind: "state-change", EventID: "sc-1", Evict: true}},
 		wantDescribes: 1,
 	}, {
 		name:       "policy action none: hook completed, nothing looked up",
@@ -206,10 +235,10 @@ func TestAct(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if strings.HasPrefix(tt.name, "spot deadline passes") {
+			if tt.drainTakes > 0 {
 				clock := &fakeClock{now: t0}
 				tt.opts.clock = clock
-				tt.opts.drainer.during = func(context.Context) { clock.advance(3 * time.Minute) }
+				tt.opts.drainer.during = func(context.Context) { clock.advance(tt.drainTakes) }
 			}
 			r := newRig(t, tt.opts)
 			got := r.actor.Act(context.Background(), tt.task)
@@ -364,4 +393,15 @@ func TestActHeartbeatOnInactiveHook(t *testing.T) {
 			}
 		})
 	}
+}
+
+func stoppedInstance() instance.Instance {
+	in := ourInstance()
+	in.State = "stopped"
+	return in
+}
+
+func stateChange(at time.Time, state string) event.Interruption {
+	return event.Interruption{Kind: event.KindStateChange, Instances: []string{instID}, EventID: "sc-1",
+		Time: at, State: state}
 }

@@ -20,6 +20,11 @@ const (
 	// heartbeat timeout (min(48 h, 100 × 1 h)) less an hour for the queue's
 	// visibility timeout between attempts.
 	DefaultMaxHookAge = 47 * time.Hour
+	// DefaultStoppedWait bounds a drain of a stopped instance's node: its
+	// kubelet is gone, so evicted pods stay Terminating until the node
+	// controller removes them and waiting longer would only end in the
+	// dead-letter queue.
+	DefaultStoppedWait = 30 * time.Second
 )
 
 // Config tunes the pipeline. The zero value of each field means its default,
@@ -53,6 +58,9 @@ type Config struct {
 	// timeout (min(48 h, 100 × heartbeat timeout)) less the queue's
 	// visibility timeout.
 	MaxHookAge time.Duration
+	// StoppedWait is how long a drain of a stopped instance's node evicts
+	// and waits before it is acknowledged (see DefaultStoppedWait).
+	StoppedWait time.Duration
 }
 
 // withDefaults fills zero fields and rejects nonsensical ones.
@@ -68,6 +76,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxHookAge == 0 {
 		c.MaxHookAge = DefaultMaxHookAge
+	}
+	if c.StoppedWait == 0 {
+		c.StoppedWait = DefaultStoppedWait
 	}
 	var errs []error
 	if c.MaxReceiveCount < 1 {

@@ -11,7 +11,10 @@
 // resumable, so the redelivered message continues where this one stopped.
 // A drain cut short by the instance's deadline is acknowledged: the instance
 // is gone. A scheduled change days away is drained now, in as many
-// invocations as it takes.
+// invocations as it takes. A stopped instance's kubelet is gone, so its
+// evicted pods cannot finish terminating: its drain gets a deadline
+// Config.StoppedWait (30 s) away and is then acknowledged, leaving the rest to
+// the node controller instead of retrying into the dead-letter queue.
 //
 // # Lifecycle hooks
 //
@@ -50,6 +53,7 @@
 //	drain                           other error                     Retry    pending*
 //	drain                           Done                            Done     completed
 //	drain                           unfinished, deadline passed     Done     completed
+//	drain, EC2 state stopped        StoppedWait passed              Done     completed
 //	drain                           unfinished, budget ran out      Retry    pending*
 //	CompleteLifecycleAction         alreadyDone                     (kept)   counted once
 //	CompleteLifecycleAction         any error                       Retry    retried
