@@ -85,13 +85,7 @@ func TestLiveBatchOfTenWithPartialFailures(t *testing.T) {
 		{hookBlocked, true, 2}, {spotBlocked, true, 2},
 		{foreign, false, 1},
 	} {
-		unschedulable, tainted := cordoned(l.getNode(ctx, t, c.node.Name))
-		if unschedulable != c.cordoned || tainted != c.cordoned {
-			t.Errorf("node %s: unschedulable=%v tainted=%v, want %v", c.node.Name, unschedulable, tainted, c.cordoned)
-		}
-		if got := l.podsOn(ctx, t, c.node.Name); len(got) != c.pods {
-			t.Errorf("pods on %s = %v, want %d", c.node.Name, got, c.pods)
-		}
+		l.checkNode(ctx, t, c.node.Name, c.cordoned, c.pods)
 	}
 	// Only the hook whose drain finished is completed; the blocked one is
 	// kept alive for the redelivery.

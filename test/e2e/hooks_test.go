@@ -155,13 +155,7 @@ func TestLiveSameEventThreeTimes(t *testing.T) {
 		if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
 			t.Errorf("delivery %d: batch item failures (-want +got):\n%s", i, diff)
 		}
-		unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name))
-		if !unschedulable || !tainted {
-			t.Errorf("delivery %d: unschedulable=%v tainted=%v, want both", i, unschedulable, tainted)
-		}
-		if got := l.podsOn(ctx, t, n.Name); len(got) != 0 {
-			t.Errorf("delivery %d: pods left: %v", i, got)
-		}
+		l.checkNode(ctx, t, n.Name, true, 0)
 	}
 	want := []awsfake.Completion{{LifecycleAction: hook, Result: "CONTINUE"}}
 	if diff := cmp.Diff(want, l.aws.Completed()); diff != "" {
@@ -213,13 +207,7 @@ func TestLiveSameEventConcurrently(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"dup-a": "done", "dup-b": "done", "dup-c": "done"}, outcomes); diff != "" {
 		t.Errorf("record outcomes (-want +got):\n%s", diff)
 	}
-	unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name))
-	if !unschedulable || !tainted {
-		t.Errorf("node %s: unschedulable=%v tainted=%v, want both", n.Name, unschedulable, tainted)
-	}
-	if got := l.podsOn(ctx, t, n.Name); len(got) != 0 {
-		t.Errorf("pods left on %s: %v", n.Name, got)
-	}
+	l.checkNode(ctx, t, n.Name, true, 0)
 	want := []awsfake.Completion{{LifecycleAction: hook, Result: "CONTINUE"}}
 	if diff := cmp.Diff(want, l.aws.Completed()); diff != "" {
 		t.Errorf("successful completions (-want +got):\n%s", diff)

@@ -186,6 +186,19 @@ func (l *live) getNode(ctx context.Context, t *testing.T, name string) *corev1.N
 	return n
 }
 
+// checkNode reports an error unless the node is cordoned (unschedulable
+// with our taint) exactly when wantCordoned and holds wantPods pods.
+func (l *live) checkNode(ctx context.Context, t *testing.T, node string, wantCordoned bool, wantPods int) {
+	t.Helper()
+	unschedulable, tainted := cordoned(l.getNode(ctx, t, node))
+	if unschedulable != wantCordoned || tainted != wantCordoned {
+		t.Errorf("node %s: unschedulable=%v tainted=%v, want %v", node, unschedulable, tainted, wantCordoned)
+	}
+	if got := l.podsOn(ctx, t, node); len(got) != wantPods {
+		t.Errorf("pods on %s = %v, want %d", node, got, wantPods)
+	}
+}
+
 // cordoned reports whether a node is unschedulable with our taint.
 func cordoned(n *corev1.Node) (unschedulable, tainted bool) {
 	for _, tt := range n.Spec.Taints {

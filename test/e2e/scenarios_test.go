@@ -47,13 +47,7 @@ func TestLiveSpotWarningCordonsTaintsAndDrains(t *testing.T) {
 	if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
 		t.Errorf("batch item failures (-want +got):\n%s", diff)
 	}
-	unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name))
-	if !unschedulable || !tainted {
-		t.Errorf("node %s: unschedulable=%v tainted=%v, want both", n.Name, unschedulable, tainted)
-	}
-	if got := l.podsOn(ctx, t, n.Name); len(got) != 0 {
-		t.Errorf("pods left on %s after the drain: %v", n.Name, got)
-	}
+	l.checkNode(ctx, t, n.Name, true, 0)
 	// The drain's own account: finished, and before the instance goes.
 	deadline := eventTime(t, warning).Add(spotNotice)
 	_, at, ok := logLine(t, l.rt, map[string]string{"msg": "drain stopped", "node": n.Name, "done": "true"})
@@ -88,12 +82,7 @@ func TestLiveSpotBlockedUntilDeadlineAcknowledged(t *testing.T) {
 	if got := recordLogs(l.rt)["late-spot"]; got.Outcome != "done" || !strings.Contains(got.Reason, "deadline passed") {
 		t.Errorf("record logged as %+v, want done because the deadline passed", got)
 	}
-	if unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name)); !unschedulable || !tainted {
-		t.Errorf("node %s: unschedulable=%v tainted=%v, want both", n.Name, unschedulable, tainted)
-	}
-	if got := l.podsOn(ctx, t, n.Name); len(got) != 2 {
-		t.Errorf("pods on %s = %v, want the 2 the budget protects", n.Name, got)
-	}
+	l.checkNode(ctx, t, n.Name, true, 2) // the 2 the budget protects
 }
 
 // An instance of a cluster we do not serve (a shared queue) is acknowledged
@@ -112,12 +101,7 @@ func TestLiveForeignClusterIgnored(t *testing.T) {
 	if got := recordLogs(l.rt)["foreign-1"]; got.Outcome != "ignored" || got.Reason == "" {
 		t.Errorf("record foreign-1 logged as %+v, want ignored with a reason", got)
 	}
-	if unschedulable, tainted := cordoned(l.getNode(ctx, t, n.Name)); unschedulable || tainted {
-		t.Errorf("foreign node touched: unschedulable=%v tainted=%v", unschedulable, tainted)
-	}
-	if got := l.podsOn(ctx, t, n.Name); len(got) != 1 {
-		t.Errorf("pods on the foreign node = %v, want the one left alone", got)
-	}
+	l.checkNode(ctx, t, n.Name, false, 1) // the foreign node is left alone
 }
 
 // Budget: event received → node cordoned, on a warm function.
