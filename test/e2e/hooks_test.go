@@ -43,8 +43,7 @@ func TestLiveLifecycleHookDrainedThenCompleted(t *testing.T) {
 	l := newLive(t)
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "web", 2, fixture.PinnedTo(n.Name))
-	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-000000000001", InstanceID: fixture.InstanceID(n)}
-	l.aws.AddLifecycleAction(hook)
+	hook := l.pendingHook(n, "7a1e7b9c-0000-4000-8000-000000000001")
 	probe, env := l.probeCompletions(t, n.Name)
 	l.start(t, env)
 
@@ -73,8 +72,7 @@ func TestLiveBlockedDrainResumesOnRedelivery(t *testing.T) {
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
 	l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
-	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-000000000002", InstanceID: fixture.InstanceID(n)}
-	l.aws.AddLifecycleAction(hook)
+	hook := l.pendingHook(n, "7a1e7b9c-0000-4000-8000-000000000002")
 	probe, env := l.probeCompletions(t, n.Name)
 	// An 8 s function with a 2 s reserve: the drain gets about a second.
 	l.start(t, env, "DRAINPIPE_DEADLINE_RESERVE=2s")
@@ -146,8 +144,7 @@ func TestLiveSameEventThreeTimes(t *testing.T) {
 	l := startLive(t)
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "web", 2, fixture.PinnedTo(n.Name))
-	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-000000000003", InstanceID: fixture.InstanceID(n)}
-	l.aws.AddLifecycleAction(hook)
+	hook := l.pendingHook(n, "7a1e7b9c-0000-4000-8000-000000000003")
 	ev := terminateHook(t, hook)
 
 	for i := range 3 {
@@ -171,8 +168,7 @@ func TestLiveSameEventConcurrently(t *testing.T) {
 	l := newLive(t)
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "web", 4, fixture.PinnedTo(n.Name))
-	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-000000000004", InstanceID: fixture.InstanceID(n)}
-	l.aws.AddLifecycleAction(hook)
+	hook := l.pendingHook(n, "7a1e7b9c-0000-4000-8000-000000000004")
 	probe, env := l.probeCompletions(t, n.Name)
 	first, second := l.start(t, env), l.start(t, env)
 	ev := terminateHook(t, hook)
@@ -231,8 +227,7 @@ func TestLiveLastDeliveryCompletesBlockedHook(t *testing.T) {
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
 	l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
-	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-000000000005", InstanceID: fixture.InstanceID(n)}
-	l.aws.AddLifecycleAction(hook)
+	hook := l.pendingHook(n, "7a1e7b9c-0000-4000-8000-000000000005")
 	probe, env := l.probeCompletions(t, n.Name)
 	l.start(t, env, "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_MAX_RECEIVE_COUNT=5")
 	msg := message{id: "hook-last", body: terminateHook(t, hook), receiveCount: 5}

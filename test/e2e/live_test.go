@@ -186,6 +186,14 @@ func (l *live) getNode(ctx context.Context, t *testing.T, name string) *corev1.N
 	return n
 }
 
+// pendingHook puts the node's instance into a pending terminate lifecycle
+// action of the test group, as Auto Scaling would.
+func (l *live) pendingHook(n *corev1.Node, token string) awsfake.LifecycleAction {
+	hook := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: token, InstanceID: fixture.InstanceID(n)}
+	l.aws.AddLifecycleAction(hook)
+	return hook
+}
+
 // checkNode reports an error unless the node is cordoned (unschedulable
 // with our taint) exactly when wantCordoned and holds wantPods pods.
 func (l *live) checkNode(ctx context.Context, t *testing.T, node string, wantCordoned bool, wantPods int) {
