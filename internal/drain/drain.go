@@ -74,6 +74,7 @@ type Drainer struct {
 	cfg    Config
 	log    *slog.Logger
 	now    func() time.Time
+	sleep  func(context.Context, time.Duration) bool // between cordon conflicts
 
 	emitMu sync.Mutex // serialises Config.OnEvent calls
 }
@@ -84,7 +85,7 @@ func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Drainer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Drainer{client: client, cfg: cfg.withDefaults(), log: log, now: time.Now}
+	return &Drainer{client: client, cfg: cfg.withDefaults(), log: log, now: time.Now, sleep: sleep}
 }
 
 // Run cordons the node and, for an evicting request, evicts its pods and
