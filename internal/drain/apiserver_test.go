@@ -46,10 +46,10 @@ type apiServer struct {
 
 func newAPIServer(t *testing.T, script ...answer) (*apiServer, kubernetes.Interface) {
 	s := &apiServer{
-		t:      t,
-		node:   corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "1"}},
-		pod:    corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-p", ResourceVersion: "1"}, Spec: corev1.PodSpec{NodeName: "n1", TerminationGracePeriodSeconds: ptr.To[int64](300)}, Status: corev1.PodStatus{Phase: corev1.PodRunning}},
-		script: script,
+		t:       t,
+		node:    corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "1"}},
+		pod:     corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "uid-p", ResourceVersion: "1"}, Spec: corev1.PodSpec{NodeName: "n1", TerminationGracePeriodSeconds: ptr.To[int64](300)}, Status: corev1.PodStatus{Phase: corev1.PodRunning}},
+		script:  script,
 		evicted: make(chan struct{}),
 	}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
