@@ -58,6 +58,13 @@ type Config struct {
 	// SafetyMargin is kept back from an instance's deadline: the drain
 	// gives up waiting this long before the instance goes.
 	SafetyMargin time.Duration
+	// DeadlineDelete deletes, shortly before a hard deadline, pods a
+	// PodDisruptionBudget still blocks, so they get SIGTERM before the
+	// instance goes.
+	DeadlineDelete bool
+	// StuckPodTimeout: a pod terminating this long past its grace is
+	// reported stuck and no longer waited for.
+	StuckPodTimeout time.Duration
 	// Kubeconfig, when set, makes Drainpipe use that kubeconfig file
 	// instead of EKS (local mode).
 	Kubeconfig string
@@ -97,6 +104,8 @@ func Default() Config {
 		EvictUnmanaged:      true,
 		DeadlineReserve:     10 * time.Second,
 		SafetyMargin:        10 * time.Second,
+		DeadlineDelete:      true,
+		StuckPodTimeout:     time.Minute,
 		LogLevel:            slog.LevelInfo,
 		KubeEvents:          true,
 		Metrics:             true,
@@ -145,6 +154,8 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("EVICT_UNMANAGED", &c.EvictUnmanaged)
 	r.duration("DEADLINE_RESERVE", &c.DeadlineReserve)
 	r.duration("SAFETY_MARGIN", &c.SafetyMargin)
+	r.boolean("DEADLINE_DELETE", &c.DeadlineDelete)
+	r.positiveDuration("STUCK_POD_TIMEOUT", &c.StuckPodTimeout)
 	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
 	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })

@@ -50,6 +50,17 @@ func (r *reader) positiveInt(name string, dst *int) {
 	})
 }
 
+func (r *reader) positiveDuration(name string, dst *time.Duration) {
+	r.parse(name, func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration such as 90s or 5m, got %q", v)
+		}
+		*dst = d
+		return nil
+	})
+}
+
 func (r *reader) duration(name string, dst *time.Duration) {
 	r.parse(name, func(v string) error {
 		d, err := time.ParseDuration(v)
@@ -132,8 +143,12 @@ func parseQPS(v string) (float32, error) {
 
 func parseTaintEffect(v string) (string, error) {
 	switch v {
-	case "NoSchedule", "PreferNoSchedule", "NoExecute":
+	case "NoSchedule", "PreferNoSchedule":
 		return v, nil
+	case "NoExecute":
+		return "", fmt.Errorf("NoExecute is refused: the taint manager would delete every pod on the node at once, " +
+			"ignoring PodDisruptionBudgets, eviction waves and the deadline's grace clamp, even for a cordon-only event; " +
+			"use NoSchedule or PreferNoSchedule")
 	}
-	return "", fmt.Errorf("want NoSchedule, PreferNoSchedule or NoExecute, got %q", v)
+	return "", fmt.Errorf("want NoSchedule or PreferNoSchedule, got %q", v)
 }

@@ -74,6 +74,8 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.ExcludeFromLB = cfg.ExcludeFromLB
 	dcfg.EvictUnmanaged = cfg.EvictUnmanaged
 	dcfg.SafetyMargin = cfg.SafetyMargin
+	dcfg.DeadlineDelete = cfg.DeadlineDelete
+	dcfg.StuckAfter = cfg.StuckPodTimeout
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
