@@ -98,7 +98,9 @@ func TestBudgetMinAvailableIsRespected(t *testing.T) {
 }
 
 func TestBudgetThatNeverAllowsStopsAtDeadline(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
+	cfg := drain.DefaultConfig()
+	cfg.DeadlineDelete = false // DRAINPIPE_DEADLINE_DELETE=false: budgets hold to the end
+	s, d := newScene(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	n := s.env.Node(ctx, fixture.NodeOptions{})
@@ -151,6 +153,7 @@ func TestWavesEvictCriticalPodsLast(t *testing.T) {
 func TestCriticalWaveStartsAtReserveWhenBlocked(t *testing.T) {
 	cfg := drain.DefaultConfig()
 	cfg.CriticalReserve = 2 * time.Second
+	cfg.DeadlineDelete = false
 	s, d := newScene(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
@@ -206,10 +209,11 @@ func TestGraceIsClampedToDeadline(t *testing.T) {
 		}
 		got[p.Name] = *cur.DeletionGracePeriodSeconds
 	}
-	// At most 60 s - 5 s margin; the seconds the setup took before the
-	// eviction may lower it a little, never below what is left.
-	if g := got["slow"]; g > 55 || g < 55-int64(time.Since(deadline.Add(-60*time.Second)).Seconds())-1 {
-		t.Errorf("slow pod's deletion grace = %d s, want the time left before the deadline less the margin (≤ 55 s)", g)
+	// An ordinary pod's grace ends before the critical reserve: at most
+	// 60 s - 15 s; the seconds the setup took before the eviction may
+	// lower it a little, never below what is left.
+	if g := got["slow"]; g > 45 || g < 45-int64(time.Since(deadline.Add(-60*time.Second)).Seconds())-1 {
+		t.Errorf("slow pod's deletion grace = %d s, want the time left before the critical reserve (≤ 45 s)", g)
 	}
 	if g := got["quick"]; g != 10 {
 		t.Errorf("quick pod's deletion grace = %d s, want its own 10 s", g)
