@@ -39,7 +39,10 @@ type apiServer struct {
 	pod    corev1.Pod
 	script []answer
 
+	closeWatches bool // end every watch at once, without an event
+
 	mu        sync.Mutex
+	watches   int
 	evictions []policyv1.Eviction // bodies received, in order
 	evicted   chan struct{}       // closed when an eviction is accepted
 }
@@ -122,9 +125,15 @@ func (s *apiServer) isEvicted() bool {
 // watch streams the pod's deletion once it is evicted, then holds the
 // connection until the client goes.
 func (s *apiServer) watch(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.watches++
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
+	if s.closeWatches {
+		return
+	}
 	select {
 	case <-s.evicted:
 		gone := s.pod.DeepCopy()
@@ -234,5 +243,25 @@ func TestConflictWithTheSamePodRetries(t *testing.T) {
 	}
 	if !rep.Done || strings.Join(rep.Evicted, ",") != "ns/p" {
 		t.Errorf("report = %+v, want ns/p evicted and done", rep)
+	}
+}
+
+func TestWatchClosingAtOnceBacksOff(t *testing.T) {
+	// A server (or proxy) that ends every watch at once: the Run must
+	// not spin reconnecting while it waits for the evicted pod.
+	s, client := newAPIServer(t)
+	s.closeWatches = true
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{Node: "n1", Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(2 * time.Second)}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	s.mu.Lock()
+	n := s.watches
+	s.mu.Unlock()
+	// Backoff from 100 ms doubling fits under 10 attempts in 2 s; a
+	// loop without it makes hundreds.
+	if n > 10 {
+		t.Errorf("%d watches in the Run's 2 s, want a backoff between watches that end at once", n)
 	}
 }
