@@ -150,28 +150,31 @@ func TestWavesEvictCriticalPodsLast(t *testing.T) {
 	}
 }
 
-func TestCriticalWaveStartsAtReserveWhenBlocked(t *testing.T) {
+func TestCriticalWaveStartsAtReserve(t *testing.T) {
 	cfg := drain.DefaultConfig()
 	cfg.CriticalReserve = 2 * time.Second
-	cfg.DeadlineDelete = false
 	s, d := newScene(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	nodes := s.env.Nodes(ctx, 2, fixture.NodeOptions{})
 	n := nodes[0]
-	s.env.Deployment(ctx, "db", 1, fixture.OnNode(n.Name))
+	// The ordinary pod stays terminating (held by a finalizer): only the
+	// reserve before the deadline starts the critical wave.
+	held := s.env.Pod(ctx, "held", fixture.BoundTo(n.Name), fixture.Finalizers("drainpipe.test/hold"))
+	defer s.env.RemoveFinalizers(ctx, held.Name)
 	s.env.Deployment(ctx, "dns", 1, fixture.OnNode(n.Name), fixture.Priority("system-cluster-critical"))
-	db := s.podsOn(t, ctx, n.Name, "app=db", 1)
 	dns := s.podsOn(t, ctx, n.Name, "app=dns", 1)
-	s.env.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MaxUnavailable(0))
 
 	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(4 * time.Second)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := drain.Report{Node: n.Name, Evicted: s.keys(dns), BlockedByPDB: s.keys(db)}
+	want := drain.Report{Node: n.Name, Evicted: append(s.keys(dns), s.key(held.Name)), Terminating: []string{s.key(held.Name)}}
 	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+	if s.events.index(drain.EventEvicted, s.keys(dns)[0]) < 0 {
+		t.Errorf("critical pod not evicted at the reserve")
 	}
 }
 
