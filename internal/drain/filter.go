@@ -76,8 +76,9 @@ func judge(ctx context.Context, pod *corev1.Pod, o judgeOpts) verdict {
 		}
 		ctrl = nil
 	}
-	if tolerates(pod.Spec.Tolerations, unschedulableTaint) && tolerates(pod.Spec.Tolerations, o.taint) {
-		// The scheduler would put it straight back on the cordoned node.
+	if ctrl != nil && tolerates(pod.Spec.Tolerations, unschedulableTaint) && tolerates(pod.Spec.Tolerations, o.taint) {
+		// Its controller's replacement could be scheduled straight back
+		// on the cordoned node.
 		return verdict{act: actSkip, reason: reasonTolerates}
 	}
 	v := verdict{act: actEvict}

@@ -87,6 +87,9 @@ func TestJudge(t *testing.T) {
 				{Key: TaintKey, Operator: corev1.TolerationOpEqual, Value: "spot-interruption"},
 			}
 		}), true, verdict{act: actSkip, reason: reasonTolerates}},
+		{"bare pod tolerating the cordon is not recreated", pod("a", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		}), true, verdict{act: actEvict, reason: "no controller: nothing will recreate it", warn: true}},
 		{"tolerates only unschedulable", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
 			p.Spec.Tolerations = []corev1.Toleration{{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists}}
 		}), true, verdict{act: actEvict}},
