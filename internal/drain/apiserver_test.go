@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
@@ -40,8 +42,10 @@ type apiServer struct {
 	script []answer
 
 	closeWatches bool // end every watch at once, without an event
+	hold         bool // an accepted eviction or delete leaves the pod terminating for ever (a finalizer)
 
 	mu        sync.Mutex
+	deletes   []metav1.DeleteOptions
 	watches   int
 	evictions []policyv1.Eviction // bodies received, in order
 	evicted   chan struct{}       // closed when an eviction is accepted
@@ -72,7 +76,7 @@ func (s *apiServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.watch(w, r)
 	case r.URL.Path == "/api/v1/pods":
 		list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}
-		if !s.isEvicted() {
+		if s.hold || !s.isEvicted() {
 			list.Items = []corev1.Pod{s.pod}
 		}
 		s.write(w, http.StatusOK, list)
@@ -80,6 +84,21 @@ func (s *apiServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.write(w, http.StatusOK, &s.pod)
 	case r.URL.Path == "/api/v1/namespaces/ns/pods/p/eviction" && r.Method == http.MethodPost:
 		s.evict(w, r)
+	case r.URL.Path == "/api/v1/namespaces/ns/pods/p" && r.Method == http.MethodDelete:
+		var opts metav1.DeleteOptions
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			// client-go may send it as protobuf.
+			_, _, err = scheme.Codecs.UniversalDeserializer().Decode(body, nil, &opts)
+		}
+		if err != nil {
+			s.t.Errorf("decoding delete options: %v", err)
+		}
+		s.mu.Lock()
+		s.deletes = append(s.deletes, opts)
+		s.mu.Unlock()
+		s.accept()
+		s.write(w, http.StatusOK, &s.pod)
 	default:
 		http.NotFound(w, r)
 	}
@@ -103,14 +122,19 @@ func (s *apiServer) evict(w http.ResponseWriter, r *http.Request) {
 		s.write(w, a.code, a.status)
 		return
 	}
+	s.accept()
+	s.write(w, http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})
+}
+
+// accept records that the pod is on its way out.
+func (s *apiServer) accept() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	select {
 	case <-s.evicted:
 	default:
 		close(s.evicted)
 	}
-	s.mu.Unlock()
-	s.write(w, http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})
 }
 
 func (s *apiServer) isEvicted() bool {
@@ -136,6 +160,9 @@ func (s *apiServer) watch(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-s.evicted:
+		if s.hold {
+			break
+		}
 		gone := s.pod.DeepCopy()
 		gone.ResourceVersion = "2"
 		body, _ := json.Marshal(gone)
@@ -263,5 +290,54 @@ func TestWatchClosingAtOnceBacksOff(t *testing.T) {
 	// loop without it makes hundreds.
 	if n > 10 {
 		t.Errorf("%d watches in the Run's 2 s, want a backoff between watches that end at once", n)
+	}
+}
+
+func TestStuckPodIsNotWaitedFor(t *testing.T) {
+	// Evicted, but a finalizer no one removes holds it: after its grace
+	// and the stuck timeout, the Run reports it stuck and is done.
+	s, client := newAPIServer(t)
+	s.hold = true
+	s.pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := drain.DefaultConfig()
+	cfg.StuckAfter = time.Second
+	rep, err := drain.New(client, cfg, nil).Run(ctx, drain.Request{Node: "n1", Kind: "asg-lifecycle", Evict: true})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !rep.Done || strings.Join(rep.Stuck, ",") != "ns/p" || len(rep.Terminating) != 0 || ctx.Err() != nil {
+		t.Errorf("report = %+v, want ns/p stuck and the Run done", rep)
+	}
+}
+
+func TestBlockedPodIsDeletedBeforeTheDeadline(t *testing.T) {
+	// A budget refuses every eviction; two margins before the deadline
+	// the pod is deleted with the grace left, under its UID.
+	refused := answer{code: http.StatusTooManyRequests, status: budgetRefusal(0)}
+	script := make([]answer, 100)
+	for i := range script {
+		script[i] = refused
+	}
+	s, client := newAPIServer(t, script...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := drain.DefaultConfig()
+	cfg.SafetyMargin = time.Second
+	deadline := time.Now().Add(4 * time.Second)
+	rep, err := drain.New(client, cfg, nil).Run(ctx, drain.Request{Node: "n1", Kind: "spot-interruption", Evict: true, Deadline: deadline})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	s.mu.Lock()
+	deletes := s.deletes
+	s.mu.Unlock()
+	if len(deletes) != 1 || deletes[0].Preconditions == nil || deletes[0].Preconditions.UID == nil || *deletes[0].Preconditions.UID != "uid-p" ||
+		deletes[0].GracePeriodSeconds == nil || *deletes[0].GracePeriodSeconds > 2 {
+		t.Fatalf("deletes = %+v, want one under the pod's UID with at most 2 s grace", deletes)
+	}
+	if strings.Join(rep.DeletedAtDeadline, ",") != "ns/p" || len(rep.BlockedByPDB) != 0 {
+		t.Errorf("report = %+v, want ns/p deleted at the deadline", rep)
 	}
 }
