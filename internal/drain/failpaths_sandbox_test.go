@@ -12,14 +12,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
@@ -140,115 +137,6 @@ func TestWatchClosedByTheServerReconnects(t *testing.T) {
 	}
 }
 
-// beforeFirstEviction runs f once, before the drainer's first eviction
-// request is sent.
-func (s *scene) beforeFirstEviction(f func()) {
-	var once sync.Once
-	s.through(func(r *http.Request, rt http.RoundTripper) (*http.Response, error) {
-		if isEviction(r) {
-			once.Do(f)
-		}
-		return rt.RoundTrip(r)
-	})
-}
-
-func TestEvictionOfAPodAlreadyGone(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	n := s.env.Node(ctx, fixture.NodeOptions{})
-	gone := s.env.Pod(ctx, "gone", fixture.BoundTo(n.Name))
-	// Deleted between the Run's list and its eviction: the server
-	// answers 404.
-	s.beforeFirstEviction(func() {
-		if err := s.client.CoreV1().Pods(gone.Namespace).Delete(ctx, gone.Name, metav1.DeleteOptions{}); err != nil {
-			t.Errorf("deleting pod: %v", err)
-		}
-		poll(t, ctx, "pod gone", func(ctx context.Context) (bool, error) {
-			_, err := s.client.CoreV1().Pods(gone.Namespace).Get(ctx, gone.Name, metav1.GetOptions{})
-			return apierrors.IsNotFound(err), nil
-		})
-	})
-	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if diff := cmp.Diff(drain.Report{Node: n.Name, Done: true}, rep, cmpIgnoreElapsed); diff != "" {
-		t.Errorf("report mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestEvictionRefusedForGood(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	n := s.env.Node(ctx, fixture.NodeOptions{})
-	// Two budgets select the pod: the eviction handler answers 500, for
-	// good.
-	web := s.env.Pod(ctx, "web", fixture.BoundTo(n.Name), fixture.Labels(map[string]string{"tier": "front"}))
-	s.env.PDB(ctx, "by-app", map[string]string{"app": "web"}, fixture.MaxUnavailable(1))
-	s.env.PDB(ctx, "by-tier", map[string]string{"tier": "front"}, fixture.MaxUnavailable(1))
-	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if len(rep.Failed) != 1 || rep.Failed[0].Pod != s.key(web.Name) || !strings.Contains(rep.Failed[0].Reason, "more than one PodDisruptionBudget") {
-		t.Errorf("report = %+v, want %s failed for being under two budgets", rep, web.Name)
-	}
-	if rep.Done || len(rep.BlockedByPDB)+len(rep.Pending)+len(rep.Evicted) != 0 {
-		t.Errorf("report = %+v, want only the failure", rep)
-	}
-	cur, err := s.client.CoreV1().Pods(web.Namespace).Get(ctx, web.Name, metav1.GetOptions{})
-	if err != nil || cur.DeletionTimestamp != nil {
-		t.Errorf("pod after the refusal: %v, deletionTimestamp %v; want it untouched", err, cur.DeletionTimestamp)
-	}
-}
-
-func TestEvictionInATerminatingNamespaceWaits(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	n := s.env.Node(ctx, fixture.NodeOptions{})
-	// The finalizer keeps the pod, and so its namespace, terminating.
-	held := s.env.Pod(ctx, "held", fixture.BoundTo(n.Name), fixture.Finalizers("drainpipe.test/hold"))
-	s.beforeFirstEviction(func() {
-		if err := s.client.CoreV1().Namespaces().Delete(ctx, s.env.Namespace, metav1.DeleteOptions{}); err != nil {
-			t.Errorf("deleting namespace: %v", err)
-		}
-		// Admission judges from its own cache: wait until it refuses a
-		// create in the namespace, as it will refuse the eviction.
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}
-		poll(t, ctx, "namespace refusing creates", func(ctx context.Context) (bool, error) {
-			_, err := s.client.CoreV1().ConfigMaps(s.env.Namespace).Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause), nil
-		})
-	})
-	runCtx, stop := s.stopOn(ctx, drain.EventGone, s.key(held.Name))
-	defer stop()
-	released := make(chan struct{})
-	go func() {
-		// Once the namespace controller has marked the pod for deletion,
-		// let it go.
-		defer close(released)
-		poll(t, runCtx, "pod terminating", func(ctx context.Context) (bool, error) {
-			p, err := s.client.CoreV1().Pods(held.Namespace).Get(ctx, held.Name, metav1.GetOptions{})
-			return err == nil && p.DeletionTimestamp != nil, nil
-		})
-		s.env.RemoveFinalizers(ctx, held.Name)
-	}()
-	defer func() { <-released }()
-	rep, err := d.Run(runCtx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if diff := cmp.Diff(drain.Report{Node: n.Name, Done: true}, rep, cmpIgnoreElapsed); diff != "" {
-		t.Errorf("report mismatch (-want +got):\n%s", diff)
-	}
-	if s.events.index(drain.EventFailed, s.key(held.Name)) >= 0 || s.events.index(drain.EventEvicted, s.key(held.Name)) >= 0 {
-		t.Errorf("the namespace's pod was reported failed or evicted; want it waited for")
-	}
-}
-
 func TestCordonConflictIsRetried(t *testing.T) {
 	s, d := newScene(t, drain.DefaultConfig())
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
@@ -291,12 +179,4 @@ func hasTaint(n *corev1.Node, want corev1.Taint) bool {
 		}
 	}
 	return false
-}
-
-// poll checks cond until it holds, reporting (not failing: it may run off
-// the test goroutine) when ctx ends first.
-func poll(t *testing.T, ctx context.Context, what string, cond wait.ConditionWithContextFunc) {
-	if err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, cond); err != nil {
-		t.Errorf("waiting for %s: %v", what, err)
-	}
 }
