@@ -68,8 +68,10 @@ func TestEvictionRefusedForGood(t *testing.T) {
 	// Two budgets select the pod: the eviction handler answers 500, for
 	// good.
 	web := s.env.Pod(ctx, "web", fixture.BoundTo(n.Name), fixture.Labels(map[string]string{"tier": "front"}))
-	s.env.PDB(ctx, "by-app", map[string]string{"app": "web"}, fixture.MaxUnavailable(1))
-	s.env.PDB(ctx, "by-tier", map[string]string{"tier": "front"}, fixture.MaxUnavailable(1))
+	// minAvailable 0: each budget alone would allow the eviction (and
+	// needs no controller to compute its status).
+	s.env.PDB(ctx, "by-app", map[string]string{"app": "web"}, fixture.MinAvailable(0))
+	s.env.PDB(ctx, "by-tier", map[string]string{"tier": "front"}, fixture.MinAvailable(0))
 	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

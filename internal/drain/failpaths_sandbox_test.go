@@ -94,7 +94,8 @@ func TestWatchExpiryRelists(t *testing.T) {
 	mu.Lock()
 	answer := first.String()
 	mu.Unlock()
-	if !strings.Contains(answer, `"code":410`) {
+	// "Expired" is the status reason, verbatim in JSON and protobuf alike.
+	if !strings.Contains(answer, "Expired") {
 		t.Fatalf("first watch answered %q, want a 410 Expired error", answer)
 	}
 	// The initial list, the relist after the 410, the final check.

@@ -105,7 +105,7 @@ func TestCriticalWaveStartsWhenOrdinaryPodsAreBlocked(t *testing.T) {
 
 	// No deadline (a lifecycle hook): the blocked ordinary pod must not
 	// hold the critical wave back for ever.
-	runCtx, stop := s.stopOn(ctx, drain.EventEvicted, s.key(dns[0].Name))
+	runCtx, stop := s.stopOn(ctx, drain.EventGone, s.key(dns[0].Name))
 	defer stop()
 	rep, err := d.Run(runCtx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
 	if err != nil {
