@@ -102,11 +102,8 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
 	}
 	now := a.clock.Now()
-	if t.ReceiveCount <= 1 && a.cfg.MaxEventAge > 0 {
-		if at := newest(t); !at.IsZero() && now.Sub(at) > a.cfg.MaxEventAge {
-			return ignored(fmt.Sprintf("stale: event is %s past its time or deadline (max event age %s)",
-				now.Sub(at).Round(time.Second), a.cfg.MaxEventAge))
-		}
+	if why, stale := staleTask(t, a.cfg.MaxEventAge, now); stale {
+		return ignored(why)
 	}
 	p := primary(t)
 	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
