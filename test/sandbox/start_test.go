@@ -3,7 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,11 +49,11 @@ func TestSideBySide(t *testing.T) {
 			t.Errorf("%s: server version %q, want %q", name, v.GitVersion, sandbox.KubernetesVersion)
 		}
 	}
-	if kubectl, err := exec.LookPath("kubectl"); err == nil {
-		out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", second.KubeconfigPath(), "get", "namespaces", "-o", "name").CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "namespace/default") {
-			t.Errorf("kubectl get namespaces: %v\n%s", err, out)
-		}
+	// The kubectl make sandbox-build builds, of the sandbox's version.
+	kubectl := filepath.Join(sandbox.DefaultBinDir(os.Getenv), "kubectl")
+	out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", second.KubeconfigPath(), "get", "namespaces", "-o", "name").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "namespace/default") {
+		t.Errorf("kubectl get namespaces: %v (run make sandbox-build if %s is missing)\n%s", err, kubectl, out)
 	}
 
 	pids := second.PIDs()
