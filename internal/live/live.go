@@ -82,6 +82,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
+		SafetyMargin:    cfg.SafetyMargin,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,

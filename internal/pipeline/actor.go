@@ -158,7 +158,8 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 // deadline less the hook reserve) runs out, or the instance's deadline passes,
 // heartbeating the hooks meanwhile.
 func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, stopped bool, log *slog.Logger) handler.Result {
-	dctx, cancel := a.budget(ctx, req.Deadline)
+	stopAt, margin := a.stopAt(req.Deadline, stopped)
+	dctx, cancel := a.budget(ctx, stopAt)
 	defer cancel()
 	if dctx.Err() != nil {
 		return retry(fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve))
@@ -181,11 +182,28 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 	case stopped && !a.clock.Now().Before(req.Deadline):
 		return done(fmt.Sprintf("instance is stopped: evictions issued on node %s, the node controller removes what its "+
 			"kubelet cannot finish: %s", req.Node, summary(rep)))
-	case !req.Deadline.IsZero() && !a.clock.Now().Before(req.Deadline):
-		return done(fmt.Sprintf("instance deadline passed before node %s finished draining: %s", req.Node, summary(rep)))
+	case !stopAt.IsZero() && !a.clock.Now().Before(stopAt):
+		less := ""
+		if margin > 0 {
+			less = fmt.Sprintf(" (less the %s safety margin)", margin)
+		}
+		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
 	}
 	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
 		req.Node, summary(rep)))
+}
+
+// stopAt is when the drain stops waiting: the instance's deadline less
+// the safety margin, or the deadline itself (margin 0) when less than the
+// margin is left or the deadline is our own wait for a stopped instance.
+func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Duration) {
+	if deadline.IsZero() || stopped || a.cfg.SafetyMargin <= 0 {
+		return deadline, 0
+	}
+	if at := deadline.Add(-a.cfg.SafetyMargin); at.After(a.clock.Now()) {
+		return at, a.cfg.SafetyMargin
+	}
+	return deadline, 0
 }
 
 // budget bounds the drain by the context's deadline less the reserve and by
