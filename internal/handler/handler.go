@@ -93,6 +93,9 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	if len(retried) > 0 && h.opts.OnRetry != nil {
 		h.retry(ctx, retried)
 	}
+	if f, ok := h.opts.Actor.(flusher); ok {
+		h.flush(ctx, f)
+	}
 	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
 		slog.Int("records", len(p.records)),
 		slog.Int("tasks", len(p.tasks)),

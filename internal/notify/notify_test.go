@@ -212,6 +212,7 @@ func TestRecordTaskPostsOneMessage(t *testing.T) {
 	n.RecordDrain("prod", drain.Report{Node: "node-a"})
 	n.RecordTask(tk, res, 1500*time.Millisecond)
 	n.RecordTask(tk, handler.Result{Status: handler.StatusIgnored, Reason: "not ours"}, 0) // no drain: no message
+	n.Flush(context.Background())
 	want := []string{"Drainpipe: spot-interruption on instance i-0abc, node node-a (cluster prod), deadline 2026-11-20T10:02:00Z" +
 		" — done in 1.5s: drained node node-a: 2 evicted (event ev-1)"}
 	if diff := cmp.Diff(want, rcv.texts); diff != "" {
@@ -229,6 +230,7 @@ func TestFailingWebhookIsReportedNotRaised(t *testing.T) {
 	tk, res := task()
 	n.RecordDrain("prod", drain.Report{Node: "node-a"})
 	n.RecordTask(tk, res, time.Second)
+	n.Flush(context.Background())
 	if len(errs) != 1 {
 		t.Fatalf("OnError called %d times, want once", len(errs))
 	}

@@ -94,6 +94,14 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	return r
 }
 
+// Flush waits, until ctx ends, for the recorder's work still in flight
+// (webhook messages), when it has any.
+func (a *Actor) Flush(ctx context.Context) {
+	if f, ok := a.rec.(interface{ Flush(context.Context) }); ok {
+		f.Flush(ctx)
+	}
+}
+
 func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog.Logger) handler.Result {
 	if t.InstanceID == "" {
 		return ignored("task names no instance")

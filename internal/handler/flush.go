@@ -1,0 +1,29 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+)
+
+// flusher is an Actor with work still in flight after its tasks returned
+// (webhook messages). Handle calls Flush once every outcome is settled, so
+// the work can delay the answer, within the reserve, but never change it.
+type flusher interface {
+	Flush(ctx context.Context)
+}
+
+// flush gives f until a quarter of the reserve before the deadline, the
+// same bound as OnRetry, turning a panic into a log line.
+func (h *Handler) flush(ctx context.Context, f flusher) {
+	if deadline, ok := ctx.Deadline(); ok && h.opts.DeadlineReserve > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve/4))
+		defer cancel()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			h.opts.Log.ErrorContext(ctx, "flushing the actor panicked", "panic", fmt.Sprint(p))
+		}
+	}()
+	f.Flush(ctx)
+}
