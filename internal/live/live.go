@@ -110,7 +110,7 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 	}
 	overrides := map[string]eks.Endpoint{}
 	for name, url := range cfg.ClusterEndpoints {
-		overrides[name] = eks.Endpoint{URL: url}
+		overrides[name] = eks.Endpoint{URL: url, CAData: cfg.ClusterCAs[name]}
 	}
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
 }
