@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
@@ -121,8 +122,10 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
+	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
+		return ignored(fmt.Sprintf("instance not found in EC2: %v", err))
 	case err != nil:
-		return retry(fmt.Sprintf("looking up instance: %v", err))
+		return retryAWS("looking up instance", err, log)
 	case !found:
 		return ignored("instance not found in EC2")
 	case inst.State == "terminated":
@@ -132,7 +135,7 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	}
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
-		return retry(fmt.Sprintf("connecting to cluster %s: %v", inst.Cluster, err))
+		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	node, err := a.findNode(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) {
