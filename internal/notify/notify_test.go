@@ -77,17 +77,24 @@ func awsConfig(url string) aws.Config {
 		Credentials: aws.AnonymousCredentials{}}
 }
 
+// secretOnFake is the Secret of arn read from a fake holding a webhook URL.
+func secretOnFake(t *testing.T, arn string) (*Secret, *fakeAWS) {
+	t.Helper()
+	fake := newFakeAWS(`{"url":"https://hooks.example.test/T000/B000/XXXX"}`)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	cfg := awsConfig(srv.URL)
+	s, err := NewSecretWith(arn, secretsmanager.NewFromConfig(cfg), ssm.NewFromConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, fake
+}
+
 func TestSecretReadsOnceByARN(t *testing.T) {
 	for _, arn := range []string{secretARN, parameterARN} {
 		t.Run(arn, func(t *testing.T) {
-			fake := newFakeAWS(`{"url":"https://hooks.example.test/T000/B000/XXXX"}`)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			cfg := awsConfig(srv.URL)
-			s, err := NewSecretWith(arn, secretsmanager.NewFromConfig(cfg), ssm.NewFromConfig(cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, fake := secretOnFake(t, arn)
 			for range 3 {
 				u, err := s.URL(context.Background())
 				if err != nil {
@@ -112,14 +119,7 @@ func TestSecretOfAnotherARNNotFound(t *testing.T) {
 		"arn:aws:ssm:eu-west-1:123456789012:parameter/drainpipe/other":                "ParameterNotFound",
 	} {
 		t.Run(arn, func(t *testing.T) {
-			fake := newFakeAWS(`{"url":"https://hooks.example.test/T000/B000/XXXX"}`)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			cfg := awsConfig(srv.URL)
-			s, err := NewSecretWith(arn, secretsmanager.NewFromConfig(cfg), ssm.NewFromConfig(cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, _ := secretOnFake(t, arn)
 			var api smithy.APIError
 			if _, err := s.URL(context.Background()); !errors.As(err, &api) || api.ErrorCode() != code {
 				t.Errorf("URL() error = %v, want %s", err, code)
