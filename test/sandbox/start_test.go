@@ -23,7 +23,9 @@ func TestSideBySide(t *testing.T) {
 	shared := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	second, err := sandbox.Start(ctx, sandbox.Options{Dir: t.TempDir()})
+	// Its own temporary directory, so a timeout or panic here is cleaned
+	// up too (t.TempDir's cleanup would not run).
+	second, err := sandbox.Start(ctx, sandbox.Options{})
 	if err != nil {
 		t.Fatalf("starting a second sandbox: %v", err)
 	}
@@ -61,6 +63,9 @@ func TestSideBySide(t *testing.T) {
 		t.Fatalf("stopping: %v", err)
 	}
 	stopped = true
+	if _, err := os.Stat(second.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("sandbox directory %s after Stop: stat error %v, want it removed", second.Dir(), err)
+	}
 	for name, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("%s (pid %d) still exists after Stop: kill(0) = %v", name, pid, err)
