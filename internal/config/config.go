@@ -24,6 +24,9 @@ type Config struct {
 	// ClusterEndpoints overrides the API server URL of some clusters
 	// (name → URL) instead of asking EKS for it.
 	ClusterEndpoints map[string]string
+	// ClusterCAs are the PEM CAs of https ClusterEndpoints (name → PEM), so
+	// EKS is not asked for them.
+	ClusterCAs map[string][]byte
 	// RequiredTag, when its Key is set, limits Drainpipe to instances
 	// carrying that tag (and value, when given).
 	RequiredTag Tag
@@ -141,6 +144,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	r.parse("CLUSTERS", func(v string) (err error) { c.Clusters, err = parseClusters(v); return err })
 	r.parse("CLUSTER_ENDPOINTS", func(v string) (err error) { c.ClusterEndpoints, err = parseEndpoints(v); return err })
+	r.parse("CLUSTER_CAS", func(v string) (err error) { c.ClusterCAs, err = parseCAs(v); return err })
 	r.parse("REQUIRED_TAG", func(v string) (err error) { c.RequiredTag, err = parseTag(v); return err })
 	r.positiveInt("MAX_RECEIVE_COUNT", &c.MaxReceiveCount)
 	r.parse("RETRY_DELAY", func(v string) (err error) { c.RetryDelay, err = parseRetryDelay(v); return err })
@@ -162,6 +166,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
+	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, fmt.Errorf("loading configuration: %w", err)
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -114,9 +113,8 @@ func parseEndpoints(v string) (map[string]string, error) {
 		if !ok || !clusterName.MatchString(name) {
 			return nil, fmt.Errorf("want name=URL pairs, got %q", pair)
 		}
-		u, err := url.Parse(endpoint)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("endpoint for %q is not an http(s) URL: %q", name, endpoint)
+		if err := checkEndpointURL(name, endpoint); err != nil {
+			return nil, err
 		}
 		out[name] = endpoint
 	}

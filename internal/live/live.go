@@ -84,6 +84,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
+		SafetyMargin:    cfg.SafetyMargin,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,
@@ -111,7 +112,7 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 	}
 	overrides := map[string]eks.Endpoint{}
 	for name, url := range cfg.ClusterEndpoints {
-		overrides[name] = eks.Endpoint{URL: url}
+		overrides[name] = eks.Endpoint{URL: url, CAData: cfg.ClusterCAs[name]}
 	}
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
 }
