@@ -9,9 +9,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
@@ -92,7 +95,11 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 		}
 	}
 
-	rep, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{
+	// As the function runs it: with its Kubernetes events (core/v1 only).
+	rec := kevents.New(client, kevents.Options{})
+	dcfg := drain.DefaultConfig()
+	dcfg.OnEvent = rec.Observe
+	rep, err := rec.Wrap(drain.New(client, dcfg, nil)).Run(ctx, drain.Request{
 		Node: nodes[0].Name, Kind: "spot-interruption", EventID: "rbac-test", Evict: true,
 	})
 	if err != nil {
@@ -100,6 +107,17 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	}
 	if !rep.Done || len(rep.Evicted) != 2 || len(rep.Failed) > 0 {
 		t.Errorf("report %+v: want done with the 2 web pods evicted and none failed", rep)
+	}
+	events, err := env.Client.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + nodes[0].Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range events.Items {
+		reasons = append(reasons, e.Reason)
+	}
+	if !slices.Contains(reasons, "SpotInterruption") || !slices.Contains(reasons, "Drained") {
+		t.Errorf("node events %v, want SpotInterruption and Drained recorded as group drainpipe", reasons)
 	}
 
 	// Least privilege: what a drain never needs is refused.
@@ -109,6 +127,17 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	refused["delete pods"] = client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	refused["delete node"] = client.CoreV1().Nodes().Delete(ctx, nodes[1].Name, metav1.DeleteOptions{})
 	_, refused["list deployments"] = client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	// Trimmed: the drain lists and watches pods but never gets one, and
+	// records core/v1 events only.
+	if pods := env.PodsOnNode(ctx, nodes[1].Name); len(pods) > 0 {
+		_, refused["get pod"] = client.CoreV1().Pods(pods[0].Namespace).Get(ctx, pods[0].Name, metav1.GetOptions{})
+	} else {
+		t.Error("no pod left to try a get on")
+	}
+	_, refused["create events.k8s.io event"] = client.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: "rbac-test", Namespace: ns}, EventTime: metav1.NowMicro(),
+		ReportingController: "drainpipe.dev/test", ReportingInstance: "test", Action: "Test", Reason: "Test", Type: "Normal",
+	}, metav1.CreateOptions{})
 	for what, err := range refused {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s as group drainpipe: %v, want Forbidden", what, err)
