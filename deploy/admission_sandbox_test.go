@@ -120,8 +120,14 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 			drained.Spec.Unschedulable, drained.Labels, drained.Annotations)
 	}
 	// Undoing its own changes (return to service) is allowed too.
+	others := []corev1.Taint{}
+	for _, tn := range drained.Spec.Taints {
+		if tn.Key != drain.TaintKey {
+			others = append(others, tn)
+		}
+	}
 	if err := merge(client, nodes[0].Name, map[string]any{
-		"spec":     map[string]any{"unschedulable": false, "taints": nil},
+		"spec":     map[string]any{"unschedulable": false, "taints": others},
 		"metadata": map[string]any{"labels": map[string]any{drain.ExcludeFromLBLabel: nil}, "annotations": map[string]any{drain.AnnotationEventID: nil}},
 	}); err != nil {
 		t.Errorf("uncordoning as group drainpipe: %v", err)
