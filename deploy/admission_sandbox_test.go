@@ -3,9 +3,6 @@ package deploy_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/sandbox"
@@ -28,22 +23,9 @@ import (
 // admission-policy.yaml.
 func applyPolicy(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
 	t.Helper()
-	f, err := os.Open("admission-policy.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
 	var policy admissionv1.ValidatingAdmissionPolicy
 	var binding admissionv1.ValidatingAdmissionPolicyBinding
-	for _, obj := range []any{&policy, &binding} {
-		if err := dec.Decode(obj); err != nil {
-			t.Fatalf("decoding admission-policy.yaml: %v", err)
-		}
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		t.Fatalf("admission-policy.yaml has more than a policy and a binding (%v)", err)
-	}
+	decodeManifest(t, "admission-policy.yaml", &policy, &binding)
 	if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating policy: %v", err)
 	}
@@ -63,12 +45,7 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 	env := fixture.New(t, sb.RESTConfig())
 	applyRBAC(t, ctx, env.Client)
 	applyPolicy(t, ctx, env.Client)
-	cfg := rest.CopyConfig(sb.RESTConfig())
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "drainpipe-function", Groups: []string{"drainpipe"}}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := asDrainpipe(t, sb.RESTConfig())
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))
 	env.WaitDeploymentReady(ctx, "web")

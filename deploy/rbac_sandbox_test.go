@@ -29,31 +29,50 @@ import (
 
 func TestMain(m *testing.M) { sandbox.Main(m) }
 
-// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
-func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
+// decodeManifest decodes exactly len(objs) documents of file into objs.
+func decodeManifest(t *testing.T, file string, objs ...any) {
 	t.Helper()
-	f, err := os.Open("rbac.yaml")
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	var role rbacv1.ClusterRole
-	var binding rbacv1.ClusterRoleBinding
-	for _, obj := range []any{&role, &binding} {
+	for _, obj := range objs {
 		if err := dec.Decode(obj); err != nil {
-			t.Fatalf("decoding rbac.yaml: %v", err)
+			t.Fatalf("decoding %s: %v", file, err)
 		}
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		t.Fatalf("rbac.yaml has more than a ClusterRole and a ClusterRoleBinding (%v)", err)
+		t.Fatalf("%s has more than %d documents (%v)", file, len(objs), err)
 	}
+}
+
+// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
+func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
+	t.Helper()
+	var role rbacv1.ClusterRole
+	var binding rbacv1.ClusterRoleBinding
+	decodeManifest(t, "rbac.yaml", &role, &binding)
 	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating cluster role: %v", err)
 	}
 	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating cluster role binding: %v", err)
 	}
+}
+
+// asDrainpipe is a client with the function's identity as EKS maps it:
+// some user in group drainpipe.
+func asDrainpipe(t *testing.T, admin *rest.Config) kubernetes.Interface {
+	t.Helper()
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "drainpipe-function", Groups: []string{"drainpipe"}}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
 }
 
 func TestRBACIsEnoughToDrain(t *testing.T) {
@@ -63,13 +82,7 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	env := fixture.New(t, sb.RESTConfig())
 	applyRBAC(t, ctx, env.Client)
 
-	// The function's identity as EKS maps it: some user in group drainpipe.
-	cfg := rest.CopyConfig(sb.RESTConfig())
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "drainpipe-function", Groups: []string{"drainpipe"}}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := asDrainpipe(t, sb.RESTConfig())
 
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))

@@ -239,13 +239,7 @@ func TestValidateTrust(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := testProps(t)
 			tt.change(&p)
-			err := p.Validate()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("Validate() = %v, want nil", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Errorf("Validate() = %v, want an error containing %q", err, tt.want)
-			}
+			checkValidate(t, p, tt.want)
 		})
 	}
 }
@@ -269,5 +263,18 @@ func TestFromContextTrustKeys(t *testing.T) {
 	want.WebhookKMSKeyARN = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("props (-want +got):\n%s", diff)
+	}
+}
+
+// checkValidate checks that p is valid (want "") or that its validation
+// error contains want.
+func checkValidate(t *testing.T, p Props, want string) {
+	t.Helper()
+	err := p.Validate()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("Validate() = %v, want nil", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("Validate() = %v, want an error containing %q", err, want)
 	}
 }

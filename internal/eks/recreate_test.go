@@ -1,6 +1,7 @@
 package eks
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -26,14 +27,7 @@ func TestRecreatedClusterIsReachedAgain(t *testing.T) {
 	old := newAPIServer(t, 0, nil)
 	c, fake := newClusters(t, newClock(), nil)
 	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: old.URL, CAData: old.caPEM()})
-	get := func() error {
-		k, err := c.Client(ctx, "blue")
-		if err != nil {
-			return err
-		}
-		_, err = k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
-		return err
-	}
+	get := func() error { return getNode(ctx, c) }
 	if err := get(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,14 +60,7 @@ func TestCAChangeAtSameEndpoint(t *testing.T) {
 	// Described with another CA: every request fails TLS verification
 	// until DescribeCluster tells the right one.
 	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: api.URL, CAData: strangerCA(t)})
-	get := func() error {
-		k, err := c.Client(ctx, "blue")
-		if err != nil {
-			return err
-		}
-		_, err = k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
-		return err
-	}
+	get := func() error { return getNode(ctx, c) }
 	for i := range FailureLimit {
 		if err := get(); err == nil {
 			t.Fatalf("request %d with the wrong CA succeeded", i+1)
@@ -102,6 +89,16 @@ func TestOtherErrorsKeepTheCache(t *testing.T) {
 	if n := len(fake.CallsTo("DescribeCluster")); n != 1 {
 		t.Errorf("DescribeCluster calls = %d, want 1: answered requests must not drop the cache", n)
 	}
+}
+
+// getNode gets a node of cluster blue through c.
+func getNode(ctx context.Context, c *Clusters) error {
+	k, err := c.Client(ctx, "blue")
+	if err != nil {
+		return err
+	}
+	_, err = k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+	return err
 }
 
 // strangerCA is a PEM CA certificate that signed nothing the tests serve
