@@ -1,8 +1,9 @@
 // Package eks authenticates to EKS clusters and builds their clients.
 //
 // Clusters builds one Kubernetes clientset per cluster and keeps it for the
-// life of the container: the endpoint and CA come from eks:DescribeCluster
-// (once) or from configuration, and every request carries an
+// life of the container, unless its endpoint fails FailureLimit times in a
+// row (see watchdog): the endpoint and CA come from eks:DescribeCluster
+// (once per client) or from configuration, and every request carries an
 // aws-iam-authenticator token that the transport keeps fresh. Local builds
 // the same from a kubeconfig, for running against any cluster by hand.
 package eks
