@@ -53,7 +53,7 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 		LoggingFormat: awslambda.LoggingFormat_JSON,
 		Environment:   &env,
 		// A spot wave must not be throttled by other functions.
-		ReservedConcurrentExecutions: jsii.Number(float64(p.reserved())),
+		ReservedConcurrentExecutions: p.reserved(),
 	})
 	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	placeInVPC(fn, role, p)

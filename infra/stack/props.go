@@ -66,7 +66,7 @@ type Props struct {
 	SubnetIDs        []string
 	SecurityGroupIDs []string
 	// ReservedConcurrency reserves the function's concurrency; 0 reserves
-	// MaxConcurrency.
+	// MaxConcurrency, -1 nothing.
 	ReservedConcurrency int
 	// MaxEventAge is DRAINPIPE_MAX_EVENT_AGE and the rules' target
 	// maximum event age (0: off in the function, 24 h in EventBridge).

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/aws/jsii-runtime-go"
 )
 
 var (
@@ -48,8 +50,9 @@ func (p Props) validateTrust() []error {
 	case len(p.SecurityGroupIDs) > 0 && len(p.SubnetIDs) == 0:
 		bad("subnetIds: needed with securityGroupIds")
 	}
-	if p.ReservedConcurrency != 0 && (p.ReservedConcurrency < p.MaxConcurrency || p.ReservedConcurrency > 1000) {
-		bad("reservedConcurrency: %d is outside maxConcurrency (%d)–1000: the event source would be throttled", p.ReservedConcurrency, p.MaxConcurrency)
+	if p.ReservedConcurrency > 0 && (p.ReservedConcurrency < p.MaxConcurrency || p.ReservedConcurrency > 1000) ||
+		p.ReservedConcurrency < -1 {
+		bad("reservedConcurrency: %d is not -1 (none) or maxConcurrency (%d)–1000: less would throttle the event source", p.ReservedConcurrency, p.MaxConcurrency)
 	}
 	if p.MaxEventAge != 0 && (p.MaxEventAge < time.Minute || p.MaxEventAge > maxEventAge || p.MaxEventAge%time.Second != 0) {
 		bad("maxEventAgeSeconds: %v is not 0 or a whole number of seconds in 60–86400", p.MaxEventAge.Seconds())
@@ -63,12 +66,16 @@ func (p Props) validateTrust() []error {
 	return errs
 }
 
-// reserved is the function's reserved concurrency.
-func (p Props) reserved() int {
-	if p.ReservedConcurrency == 0 {
-		return p.MaxConcurrency
+// reserved is the function's reserved concurrency, nil for none (-1: an
+// account whose concurrency limit is too low to reserve any).
+func (p Props) reserved() *float64 {
+	switch {
+	case p.ReservedConcurrency < 0:
+		return nil
+	case p.ReservedConcurrency == 0:
+		return jsii.Number(float64(p.MaxConcurrency))
 	}
-	return p.ReservedConcurrency
+	return jsii.Number(float64(p.ReservedConcurrency))
 }
 
 // targetMaxEventAge is how long EventBridge keeps trying to deliver an

@@ -148,6 +148,10 @@ func TestReservedConcurrency(t *testing.T) {
 	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 60 {
 		t.Errorf("reserved concurrency = %v, want 60", got)
 	}
+	p.ReservedConcurrency = -1 // an account too small to reserve any
+	if got, ok := synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]; ok {
+		t.Errorf("reserved concurrency -1 = %v, want none", got)
+	}
 }
 
 // TestVPCPlacement (issue 15, 6): subnets and security groups by id, no
@@ -222,6 +226,8 @@ func TestValidateTrust(t *testing.T) {
 			p.SubnetIDs, p.SecurityGroupIDs = []string{"subnet-0123456789abcdef0"}, []string{"default"}
 		}, "securityGroupIds"},
 		{"reserved below the event source", func(p *Props) { p.ReservedConcurrency = 5 }, "reservedConcurrency"},
+		{"reserved negative", func(p *Props) { p.ReservedConcurrency = -2 }, "reservedConcurrency"},
+		{"reserved none", func(p *Props) { p.ReservedConcurrency = -1 }, ""},
 		{"event age fraction", func(p *Props) { p.MaxEventAge = 90500 * time.Millisecond }, "maxEventAgeSeconds"},
 		{"event age too short", func(p *Props) { p.MaxEventAge = 30 * time.Second }, "maxEventAgeSeconds"},
 		{"event age too long", func(p *Props) { p.MaxEventAge = 25 * time.Hour }, "maxEventAgeSeconds"},
