@@ -9,9 +9,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,37 +22,57 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
 
 func TestMain(m *testing.M) { sandbox.Main(m) }
 
-// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
-func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
+// decodeManifest decodes exactly len(objs) documents of file into objs.
+func decodeManifest(t *testing.T, file string, objs ...any) {
 	t.Helper()
-	f, err := os.Open("rbac.yaml")
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	var role rbacv1.ClusterRole
-	var binding rbacv1.ClusterRoleBinding
-	for _, obj := range []any{&role, &binding} {
+	for _, obj := range objs {
 		if err := dec.Decode(obj); err != nil {
-			t.Fatalf("decoding rbac.yaml: %v", err)
+			t.Fatalf("decoding %s: %v", file, err)
 		}
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		t.Fatalf("rbac.yaml has more than a ClusterRole and a ClusterRoleBinding (%v)", err)
+		t.Fatalf("%s has more than %d documents (%v)", file, len(objs), err)
 	}
+}
+
+// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
+func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
+	t.Helper()
+	var role rbacv1.ClusterRole
+	var binding rbacv1.ClusterRoleBinding
+	decodeManifest(t, "rbac.yaml", &role, &binding)
 	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating cluster role: %v", err)
 	}
 	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating cluster role binding: %v", err)
 	}
+}
+
+// asDrainpipe is a client with the function's identity as EKS maps it:
+// some user in group drainpipe.
+func asDrainpipe(t *testing.T, admin *rest.Config) kubernetes.Interface {
+	t.Helper()
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "drainpipe-function", Groups: []string{"drainpipe"}}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
 }
 
 func TestRBACIsEnoughToDrain(t *testing.T) {
@@ -60,13 +82,7 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	env := fixture.New(t, sb.RESTConfig())
 	applyRBAC(t, ctx, env.Client)
 
-	// The function's identity as EKS maps it: some user in group drainpipe.
-	cfg := rest.CopyConfig(sb.RESTConfig())
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "drainpipe-function", Groups: []string{"drainpipe"}}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := asDrainpipe(t, sb.RESTConfig())
 
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))
@@ -92,7 +108,11 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 		}
 	}
 
-	rep, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{
+	// As the function runs it: with its Kubernetes events (core/v1 only).
+	rec := kevents.New(client, kevents.Options{})
+	dcfg := drain.DefaultConfig()
+	dcfg.OnEvent = rec.Observe
+	rep, err := rec.Wrap(drain.New(client, dcfg, nil)).Run(ctx, drain.Request{
 		Node: nodes[0].Name, Kind: "spot-interruption", EventID: "rbac-test", Evict: true,
 	})
 	if err != nil {
@@ -100,6 +120,17 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	}
 	if !rep.Done || len(rep.Evicted) != 2 || len(rep.Failed) > 0 {
 		t.Errorf("report %+v: want done with the 2 web pods evicted and none failed", rep)
+	}
+	events, err := env.Client.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + nodes[0].Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range events.Items {
+		reasons = append(reasons, e.Reason)
+	}
+	if !slices.Contains(reasons, "SpotInterruption") || !slices.Contains(reasons, "Drained") {
+		t.Errorf("node events %v, want SpotInterruption and Drained recorded as group drainpipe", reasons)
 	}
 
 	// Least privilege: what a drain never needs is refused.
@@ -109,6 +140,11 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	refused["delete pods"] = client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	refused["delete node"] = client.CoreV1().Nodes().Delete(ctx, nodes[1].Name, metav1.DeleteOptions{})
 	_, refused["list deployments"] = client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	// Trimmed: the drain records core/v1 events only.
+	_, refused["create events.k8s.io event"] = client.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: "rbac-test", Namespace: ns}, EventTime: metav1.NowMicro(),
+		ReportingController: "drainpipe.dev/test", ReportingInstance: "test", Action: "Test", Reason: "Test", Type: "Normal",
+	}, metav1.CreateOptions{})
 	for what, err := range refused {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s as group drainpipe: %v, want Forbidden", what, err)

@@ -61,7 +61,7 @@ func explain(_ context.Context, c cli, args []string) int {
 			code = exitInput
 			continue
 		}
-		for _, e := range explainInput(data, cfg.Policy) {
+		for _, e := range explainInput(data, cfg, time.Now()) {
 			if err := out.Encode(e); err != nil {
 				fmt.Fprintf(c.Stderr, "drainpipe explain: writing: %v\n", err)
 				return exitInput
@@ -95,14 +95,14 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 
 // explainInput explains a Lambda SQS event record by record, or anything
 // else as one raw message body.
-func explainInput(data []byte, p policy.Policy) []explanation {
+func explainInput(data []byte, cfg config.Config, now time.Time) []explanation {
 	records, ok := sqsRecords(data)
 	if !ok {
-		return explainBody("", []byte(data), p)
+		return explainBody("", []byte(data), cfg, now)
 	}
 	var out []explanation
 	for _, r := range records {
-		out = append(out, explainBody(r.MessageId, []byte(r.Body), p)...)
+		out = append(out, explainBody(r.MessageId, []byte(r.Body), cfg, now)...)
 	}
 	return out
 }
@@ -125,10 +125,11 @@ func sqsRecords(data []byte) ([]events.SQSMessage, bool) {
 
 // explainBody explains one message: one line, or one per interruption
 // should a message ever carry several.
-func explainBody(messageID string, body []byte, p policy.Policy) []explanation {
+func explainBody(messageID string, body []byte, cfg config.Config, now time.Time) []explanation {
+	p := cfg.Policy
 	base := explanation{MessageID: messageID, Instances: []string{}, Action: policy.ActionNone}
 	parsed, err := event.Parse(body)
-	if err != nil {
+	if err = admitOffline(parsed, err, cfg.Accept, now); err != nil {
 		base.Outcome = "reject"
 		base.Reason = err.Error()
 		if !errors.Is(err, event.ErrRejected) {
@@ -165,4 +166,23 @@ func explainBody(messageID string, body []byte, p policy.Policy) []explanation {
 		out = append(out, e)
 	}
 	return out
+}
+
+// admitOffline applies the function's checks that need no invocation: the
+// accepted shapes (reported before a parse error) and no event from the
+// future. The account and region need the function's ARN, which explain
+// does not have.
+func admitOffline(parsed event.Parsed, perr error, accept event.Shapes, now time.Time) error {
+	if err := event.CheckShape(parsed.Shape, accept); err != nil {
+		return err
+	}
+	if perr != nil {
+		return perr
+	}
+	for _, in := range parsed.Interruptions {
+		if err := event.CheckNotFuture(in, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

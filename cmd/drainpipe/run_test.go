@@ -96,7 +96,7 @@ func (s *runScene) state(ctx context.Context, t *testing.T) state {
 
 // lifecycleBody is an Auto Scaling terminate hook as EventBridge sends it.
 func lifecycleBody(id string) string {
-	return fmt.Sprintf(`{"version":"0","id":"run-hook-1","detail-type":"EC2 Instance-terminate Lifecycle Action",
+	return fmt.Sprintf(`{"version":"0","id":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","detail-type":"EC2 Instance-terminate Lifecycle Action",
 "source":"aws.autoscaling","account":"123456789012","time":%q,"region":%q,"resources":[],
 "detail":{"LifecycleActionToken":%q,"AutoScalingGroupName":"workers","LifecycleHookName":"drain",
 "EC2InstanceId":%q,"LifecycleTransition":"autoscaling:EC2_INSTANCE_TERMINATING"}}`,

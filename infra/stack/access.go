@@ -13,8 +13,8 @@ import (
 // newAccess gives the function's role Kubernetes group `drainpipe` on each
 // cluster through an EKS access entry (clusters in API or API_AND_CONFIG_MAP
 // mode), and optionally creates the role Auto Scaling needs to notify the
-// queue directly.
-func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) {
+// queue directly, which it returns (nil when not asked for).
+func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) awsiam.IRole {
 	for _, c := range p.Clusters {
 		if slices.Contains(p.AWSAuthClusters, c) {
 			continue // mapped in aws-auth by hand; see the README
@@ -27,7 +27,7 @@ func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) {
 		})
 	}
 	if !p.ASGNotificationRole {
-		return
+		return nil
 	}
 	notify := awsiam.NewRole(s, jsii.String("LifecycleNotificationRole"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("autoscaling.amazonaws.com"), nil),
@@ -43,4 +43,5 @@ func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) {
 		Value:       notify.RoleArn(),
 		Description: jsii.String("RoleARN for lifecycle hooks whose NotificationTargetARN is the queue"),
 	})
+	return notify
 }

@@ -43,6 +43,17 @@ func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Fu
 			}),
 	}
 	alarms = append(alarms, metricAlarms(s)...)
+	// Rejected records are deleted, not retried: without this alarm a
+	// forged or broken message would leave only a log line.
+	alarms = append(alarms, emf("Records", "Sum", map[string]string{"outcome": "rejected"}).
+		With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
+		CreateAlarm(s, jsii.String("RejectedRecordsAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String("Drainpipe rejected a message (malformed, forged or from elsewhere): see the 'record handled' logs with outcome rejected"),
+			Threshold:          jsii.Number(0),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+			EvaluationPeriods:  jsii.Number(1),
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		}))
 	if p.AlarmTopicARN == "" {
 		return
 	}

@@ -17,6 +17,7 @@ var ContextKeys = []string{
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
+	"senderRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -51,6 +52,12 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.str("alarmTopicArn", &p.AlarmTopicARN)
 	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
 	r.str("webhookSecretArn", &p.WebhookSecretARN)
+	r.list("senderRoleArns", &p.SenderRoleARNs)
+	r.list("subnetIds", &p.SubnetIDs)
+	r.list("securityGroupIds", &p.SecurityGroupIDs)
+	r.integer("reservedConcurrency", &p.ReservedConcurrency)
+	r.seconds("maxEventAgeSeconds", &p.MaxEventAge)
+	r.str("webhookKmsKeyArn", &p.WebhookKMSKeyARN)
 	return p, errors.Join(r.errs...)
 }
 

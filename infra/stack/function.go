@@ -52,8 +52,11 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 		LogGroup:      logs,
 		LoggingFormat: awslambda.LoggingFormat_JSON,
 		Environment:   &env,
+		// A spot wave must not be throttled by other functions.
+		ReservedConcurrentExecutions: p.reserved(),
 	})
 	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
+	placeInVPC(fn, role, p)
 
 	var window awscdk.Duration
 	if p.BatchWindow > 0 {
@@ -80,6 +83,8 @@ func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
 		Sid:       jsii.String("DescribeInstances"),
 		Actions:   jsii.Strings("ec2:DescribeInstances"),
 		Resources: jsii.Strings("*"),
+		// The resource cannot be narrowed; the region can.
+		Conditions: &map[string]any{"StringEquals": map[string]any{"aws:RequestedRegion": s.Region()}},
 	}))
 	var clusters []*string
 	for _, c := range p.Clusters {
@@ -92,6 +97,9 @@ func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
 	}))
 	if p.WebhookSecretARN != "" {
 		role.AddToPrincipalPolicy(webhookSecretStatement(p.WebhookSecretARN))
+	}
+	if p.WebhookKMSKeyARN != "" {
+		role.AddToPrincipalPolicy(webhookKeyStatement(p.WebhookSecretARN, p.WebhookKMSKeyARN))
 	}
 	if groups := groupARNs(s, p); len(groups) > 0 {
 		role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{

@@ -57,6 +57,22 @@ type Props struct {
 	// ASGNotificationRole creates a role Auto Scaling can assume to send
 	// lifecycle notifications straight to the queue.
 	ASGNotificationRole bool
+
+	// SenderRoleARNs are roles besides the stack's own senders allowed to
+	// send to the queues (a dead-letter redrive); everyone else is denied.
+	SenderRoleARNs []string
+	// SubnetIDs and SecurityGroupIDs place the function in a VPC (both or
+	// neither), for clusters whose API endpoint is private.
+	SubnetIDs        []string
+	SecurityGroupIDs []string
+	// ReservedConcurrency reserves the function's concurrency; 0 reserves
+	// MaxConcurrency, -1 nothing.
+	ReservedConcurrency int
+	// MaxEventAge is DRAINPIPE_MAX_EVENT_AGE and the rules' target
+	// maximum event age (0: off in the function, 24 h in EventBridge).
+	MaxEventAge time.Duration
+	// WebhookKMSKeyARN is the customer managed key of the webhook secret.
+	WebhookKMSKeyARN string
 }
 
 // Actions holds the action per event kind: none, cordon or cordon-and-drain.
@@ -88,6 +104,7 @@ func Defaults() Props {
 		LogRetention:          30,
 		AlarmOldestMessageAge: 10 * time.Minute,
 		AlarmErrors:           1,
+		MaxEventAge:           time.Hour,
 	}
 }
 
@@ -213,6 +230,7 @@ func (p Props) Validate() error {
 	if p.WebhookSecretARN != "" && !secretARN.MatchString(p.WebhookSecretARN) {
 		bad("webhookSecretArn: %q is not the ARN of a Secrets Manager secret or an SSM parameter", p.WebhookSecretARN)
 	}
+	errs = append(errs, p.validateTrust()...)
 	return errors.Join(errs...)
 }
 
@@ -255,7 +273,7 @@ func (a Actions) fields() []actionField {
 func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
-		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY":
+		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
@@ -282,6 +300,8 @@ func (p Props) managedEnv() map[string]string {
 	if p.WebhookSecretARN != "" {
 		env["DRAINPIPE_WEBHOOK_SECRET_ARN"] = p.WebhookSecretARN
 	}
+	env["DRAINPIPE_MAX_EVENT_AGE"] = fmt.Sprintf("%ds", int(p.MaxEventAge/time.Second))
+	env["DRAINPIPE_ACCEPT"] = p.accept()
 	return env
 }
 

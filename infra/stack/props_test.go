@@ -51,13 +51,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := testProps(t)
 			tt.change(&p)
-			err := p.Validate()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("Validate() = %v, want nil", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-				t.Errorf("Validate() = %v, want an error containing %q", err, tt.want)
-			}
+			checkValidate(t, p, tt.want)
 		})
 	}
 }

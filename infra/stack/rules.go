@@ -72,11 +72,20 @@ func groupMatchers(p Props) []any {
 func newRules(s awscdk.Stack, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
 	var rules []awsevents.Rule
 	for _, spec := range ruleSpecs(p) {
+		// Only events of the stack's own account: the default bus can
+		// receive other accounts' events when its policy allows them.
+		spec.pattern.Account = &[]*string{s.Account()}
 		rules = append(rules, awsevents.NewRule(s, jsii.String(spec.id), &awsevents.RuleProps{
 			Description:  jsii.String("Drainpipe: " + spec.description),
 			EventPattern: spec.pattern,
 			Targets: &[]awsevents.IRuleTarget{
-				awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{DeadLetterQueue: dlq}),
+				awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{
+					DeadLetterQueue: dlq,
+					// Undeliverable past the age the function would call
+					// stale: to the dead-letter queue and its alarm.
+					MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(p.targetMaxEventAge().Seconds())),
+					RetryAttempts: jsii.Number(185),
+				}),
 			},
 		}))
 	}

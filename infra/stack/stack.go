@@ -29,9 +29,10 @@ func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.
 	s := awscdk.NewStack(scope, jsii.String(id), stackProps)
 
 	queue, dlq := newQueues(s, props)
-	newRules(s, props, queue, dlq)
+	rules := newRules(s, props, queue, dlq)
 	fn, role := newFunction(s, props, queue)
-	newAccess(s, props, role, queue)
+	notifyRole := newAccess(s, props, role, queue)
+	denyOtherSenders(props, rules, notifyRole, queue, dlq)
 	newAlarms(s, props, queue, dlq, fn)
 	newDashboard(s, dlq)
 
@@ -55,7 +56,10 @@ func newQueues(s awscdk.Stack, p Props) (queue, dlq awssqs.Queue) {
 		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(dlqRetention.Seconds())),
 	})
 	suppress(dlq, rule{"AwsSolutions-SQS3", "This is the dead-letter queue; it has none of its own.", ""})
+	name := queueName(s)
+	allowRedriveFrom(dlq, queueARN(s, name))
 	queue = awssqs.NewQueue(s, jsii.String("Queue"), &awssqs.QueueProps{
+		QueueName:  jsii.String(name),
 		Encryption: awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL: jsii.Bool(true),
 		// A message outlives all its attempts, so a long drain can resume

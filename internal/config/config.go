@@ -81,6 +81,9 @@ type Config struct {
 	KubeEvents bool
 	// Metrics writes CloudWatch embedded-format metrics to stdout.
 	Metrics bool
+	// Accept lists the message shapes handled; the rest are rejected.
+	// Empty accepts every shape.
+	Accept event.Shapes
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -165,6 +168,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
+	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {

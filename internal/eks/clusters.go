@@ -1,8 +1,9 @@
 // Package eks authenticates to EKS clusters and builds their clients.
 //
 // Clusters builds one Kubernetes clientset per cluster and keeps it for the
-// life of the container: the endpoint and CA come from eks:DescribeCluster
-// (once) or from configuration, and every request carries an
+// life of the container, unless its endpoint fails FailureLimit times in a
+// row (see watchdog): the endpoint and CA come from eks:DescribeCluster
+// (once per client) or from configuration, and every request carries an
 // aws-iam-authenticator token that the transport keeps fresh. Local builds
 // the same from a kubeconfig, for running against any cluster by hand.
 package eks
@@ -78,6 +79,7 @@ type Clusters struct {
 type entry struct {
 	mu     sync.Mutex
 	client kubernetes.Interface
+	gen    int // counts clients dropped by their watchdog
 }
 
 // New returns Clusters using cfg for eks:DescribeCluster and for signing
@@ -120,7 +122,8 @@ func (c *Clusters) Client(ctx context.Context, cluster string) (kubernetes.Inter
 	if err != nil {
 		return nil, err
 	}
-	client, err := kubernetes.NewForConfig(c.restConfig(cluster, ep))
+	gen := e.gen
+	client, err := kubernetes.NewForConfig(c.restConfig(cluster, ep, func() { e.forget(gen) }))
 	if err != nil {
 		return nil, fmt.Errorf("building kubernetes client for cluster %s: %w", cluster, err)
 	}
@@ -128,7 +131,20 @@ func (c *Clusters) Client(ctx context.Context, cluster string) (kubernetes.Inter
 	return client, nil
 }
 
-func (c *Clusters) restConfig(cluster string, ep Endpoint) *rest.Config {
+// forget drops the client of generation gen, so the next Client describes
+// the cluster again; a newer client is left alone.
+func (e *entry) forget(gen int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gen == gen {
+		e.client = nil
+		e.gen++
+	}
+}
+
+// restConfig builds the client configuration; drop is called after
+// FailureLimit endpoint failures in a row.
+func (c *Clusters) restConfig(cluster string, ep Endpoint, drop func()) *rest.Config {
 	return &rest.Config{
 		Host:            ep.URL,
 		TLSClientConfig: rest.TLSClientConfig{CAData: ep.CAData},
@@ -139,6 +155,7 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint) *rest.Config {
 			if c.wrapper != nil {
 				rt = c.wrapper(rt)
 			}
+			rt = &watchdog{base: rt, drop: drop}
 			return &bearer{base: rt, cluster: cluster, tokens: c.signer}
 		},
 	}

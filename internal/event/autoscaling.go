@@ -112,8 +112,8 @@ func parseAutoScaling(body []byte) (Parsed, error) {
 	if err != nil {
 		return Parsed{}, err
 	}
-	if n.RequestID == "" || len(n.RequestID) > 128 {
-		return Parsed{}, rejectf("missing or malformed RequestId")
+	if err := checkPattern("RequestId (event id)", n.RequestID, eventIDPattern); err != nil {
+		return Parsed{}, err
 	}
 	var t time.Time
 	if n.Time != "" {

@@ -83,11 +83,8 @@ func parseEventBridge(body []byte) (Parsed, error) {
 }
 
 func checkEnvelope(env envelope) (header, error) {
-	if env.ID == "" {
-		return header{}, rejectf("missing event id")
-	}
-	if len(env.ID) > 128 {
-		return header{}, rejectf("malformed event id %q", clip(env.ID))
+	if err := checkPattern("event id", env.ID, eventIDPattern); err != nil {
+		return header{}, err
 	}
 	if err := checkAccount(env.Account); err != nil {
 		return header{}, err

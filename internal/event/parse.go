@@ -23,6 +23,9 @@ type Parsed struct {
 	// IgnoreReason says why a valid message needs no action. It is set
 	// exactly when Interruptions is empty.
 	IgnoreReason string
+	// Shape is the form the message arrived in (the outer one for SNS);
+	// Parse sets it, rejected messages included, once the form is known.
+	Shape Shape
 }
 
 // Parse reads one SQS message body: an EventBridge event, an Auto Scaling
@@ -51,22 +54,28 @@ func parse(body []byte, allowSNS bool) (Parsed, error) {
 		return Parsed{}, err
 	}
 	var p probe
-	if err := json.Unmarshal(body, &p); err != nil {
+	err := json.Unmarshal(body, &p)
+	if err != nil {
 		return Parsed{}, rejectf("decoding message: %w", err)
 	}
+	var parsed Parsed
 	switch {
 	case p.DetailType != nil:
-		return parseEventBridge(body)
+		parsed, err = parseEventBridge(body)
+		parsed.Shape = ShapeEventBridge
 	case p.Type != nil:
 		if !allowSNS {
 			return Parsed{}, rejectf("SNS notification nested inside another")
 		}
-		return parseSNS(body)
+		parsed, err = parseSNS(body)
+		parsed.Shape = ShapeSNS
 	case p.Service != nil || p.Event != nil || p.LifecycleTransition != nil:
-		return parseAutoScaling(body)
+		parsed, err = parseAutoScaling(body)
+		parsed.Shape = ShapeASGDirect
 	default:
 		return Parsed{}, rejectf("unrecognised message: not an EventBridge event, an Auto Scaling notification or an SNS notification")
 	}
+	return parsed, err
 }
 
 // requireObject rejects bodies that are valid JSON but not an object

@@ -9,7 +9,7 @@ import (
 // eventBridge builds an EventBridge event body for edge cases the
 // documented examples do not cover.
 func eventBridge(detailType, source, detail string) string {
-	return `{"version":"0","id":"e-1","detail-type":` + quote(detailType) + `,"source":` + quote(source) +
+	return `{"version":"0","id":"6a7e8f90-1234-4abc-8def-0123456789ab","detail-type":` + quote(detailType) + `,"source":` + quote(source) +
 		`,"account":"123456789012","time":"2026-11-20T10:00:00Z","region":"eu-west-1","resources":[],"detail":` + detail + `}`
 }
 
@@ -23,7 +23,7 @@ func sns(message string) string {
 }
 
 const directHook = `{"Service":"AWS Auto Scaling","Time":"2026-11-20T10:15:16Z","AccountId":"123456789012",
-	"RequestId":"r-1","LifecycleActionToken":"71514b9d-6a40-4b26-8523-05e7eEXAMPLE","AutoScalingGroupName":"my-asg",
+	"RequestId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","LifecycleActionToken":"71514b9d-6a40-4b26-8523-05e7eEXAMPLE","AutoScalingGroupName":"my-asg",
 	"LifecycleHookName":"hook","EC2InstanceId":"i-0598c7d356eba48d7","LifecycleTransition":"TRANSITION"}`
 
 func TestParseEdgeCases(t *testing.T) {
@@ -45,7 +45,7 @@ func TestParseEdgeCases(t *testing.T) {
 		{name: "unknown detail-type from anyone", body: eventBridge("Something Else", "com.example", `{}`), wantIgnore: "not one Drainpipe handles"},
 		{name: "health from ec2 source", body: eventBridge("AWS Health Event", "aws.ec2", `{}`), wantReject: `source "aws.health"`},
 		{name: "lifecycle from ec2 source", body: eventBridge("EC2 Instance-terminate Lifecycle Action", "aws.ec2", `{}`), wantReject: `source "aws.autoscaling"`},
-		{name: "missing detail", body: `{"id":"e","detail-type":"EC2 Instance Rebalance Recommendation","source":"aws.ec2","account":"123456789012","time":"2026-11-20T10:00:00Z","region":"eu-west-1"}`, wantReject: "detail"},
+		{name: "missing detail", body: `{"id":"6a7e8f90-1234-4abc-8def-0123456789ab","detail-type":"EC2 Instance Rebalance Recommendation","source":"aws.ec2","account":"123456789012","time":"2026-11-20T10:00:00Z","region":"eu-west-1"}`, wantReject: "detail"},
 		{name: "missing id", body: `{"detail-type":"EC2 Instance Rebalance Recommendation","source":"aws.ec2","account":"123456789012","time":"2026-11-20T10:00:00Z","region":"eu-west-1","detail":{}}`, wantReject: "missing event id"},
 		{name: "bad time", body: strings.Replace(eventBridge("EC2 Instance Rebalance Recommendation", "aws.ec2", `{"instance-id":"i-12345678"}`), "2026-11-20T10:00:00Z", "yesterday", 1), wantReject: "malformed event time"},
 		{name: "bad account", body: strings.Replace(eventBridge("EC2 Instance Rebalance Recommendation", "aws.ec2", `{"instance-id":"i-12345678"}`), "123456789012", "12345", 1), wantReject: "malformed account"},
@@ -70,7 +70,7 @@ func TestParseEdgeCases(t *testing.T) {
 		{name: "direct wrong service", body: strings.Replace(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1), "AWS Auto Scaling", "Prankster", 1), wantReject: `from service "Prankster"`},
 		{name: "direct bad hook name", body: strings.Replace(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1), `"hook"`, `"hook name with spaces"`, 1), wantReject: "malformed lifecycle hook name"},
 		{name: "direct bad asg name", body: strings.Replace(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1), `"my-asg"`, `"my\u0000asg"`, 1), wantReject: "malformed Auto Scaling group name"},
-		{name: "direct missing request id", body: strings.Replace(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1), `"r-1"`, `""`, 1), wantReject: "RequestId"},
+		{name: "direct missing request id", body: strings.Replace(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1), `"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091"`, `""`, 1), wantReject: "RequestId"},
 		{name: "asg launch report", body: `{"Service":"AWS Auto Scaling","Event":"autoscaling:EC2_INSTANCE_LAUNCH","AutoScalingGroupName":"my-asg","EC2InstanceId":"i-12345678"}`, wantIgnore: "not a lifecycle action"},
 		{name: "sns wrapping direct hook", body: sns(strings.Replace(directHook, "TRANSITION", TransitionTerminating, 1)), wantKind: KindASGLifecycle, wantIDs: []string{"i-0598c7d356eba48d7"}},
 		{name: "sns wrapping sns", body: sns(sns(eventBridge("EC2 Instance Rebalance Recommendation", "aws.ec2", `{"instance-id":"i-12345678"}`))), wantReject: "nested"},

@@ -71,7 +71,7 @@ func TestParseTestdata(t *testing.T) {
 		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{{
 			Kind:      KindScheduledChange,
 			Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
-			EventID:   "7fb65329-1628-4cf3-a740-95fg457h1402", Time: mustTime(t, "2026-11-06T06:27:57Z"),
+			EventID:   "7fb65329-1628-4cf3-a740-95fa457b1402", Time: mustTime(t, "2026-11-06T06:27:57Z"),
 			Deadline: mustTime(t, "2026-11-20T15:10:09Z"), Account: "123456789012", Region: "us-east-1",
 			Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
 		}}},

@@ -14,6 +14,9 @@ var (
 	// Auto Scaling's own constraints for hook names and action tokens.
 	hookPattern  = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
 	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9-]{36}$`)
+	// EventBridge event ids and Auto Scaling RequestIds are lowercase
+	// UUIDs; nothing else may reach logs, Kubernetes events or webhooks.
+	eventIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
 // ValidInstanceID reports whether id is an EC2 instance ID (i- and 8 or 17

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
 
@@ -42,6 +43,9 @@ type Options struct {
 	// context ends a quarter of DeadlineReserve before the invocation's
 	// deadline, keeping the rest to answer; it cannot change the response.
 	OnRetry func(ctx context.Context, retried []events.SQSMessage)
+	// Accept lists the message shapes handled (DRAINPIPE_ACCEPT); others
+	// are rejected. Empty accepts every shape.
+	Accept event.Shapes
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
@@ -71,7 +75,7 @@ func New(o Options) *Handler {
 // the rest. It never returns an error: that would retry the whole batch.
 func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
-	p := h.plan(batch.Records)
+	p := h.plan(batch.Records, originOf(ctx))
 	results := h.run(ctx, p.tasks)
 
 	// An empty list, not null: the documented shape for "whole batch done".

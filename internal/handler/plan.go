@@ -21,15 +21,19 @@ type plan struct {
 // plan parses every record and groups their interruptions by instance, so
 // each instance is handled once with the strongest action any record asked
 // for, and every lifecycle hook naming it reaches the actor.
-func (h *Handler) plan(msgs []events.SQSMessage) plan {
+func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 	var p plan
 	byInstance := map[string]int{}
 	for _, m := range msgs {
 		parseStart := time.Now()
 		r := &record{messageID: m.MessageId, receiveCount: receiveCount(m), sentTime: sentTime(m)}
 		p.records = append(p.records, r)
+		if o.err != nil {
+			r.outcome, r.reason, r.duration = outcomeRetry, o.err.Error(), time.Since(parseStart)
+			continue
+		}
 		parsed, err := event.Parse([]byte(m.Body))
-		if err != nil {
+		if err = h.admit(parsed, err, o); err != nil {
 			r.outcome, r.reason, r.duration = outcomeRejected, err.Error(), time.Since(parseStart)
 			continue
 		}

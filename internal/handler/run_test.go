@@ -16,7 +16,7 @@ import (
 
 func rebalanceFor(n int) events.SQSMessage {
 	id := fmt.Sprintf("i-%017x", n)
-	return msg(fmt.Sprintf("m%d", n), `{"version":"0","id":"e-`+id+`","detail-type":"EC2 Instance Rebalance Recommendation",
+	return msg(fmt.Sprintf("m%d", n), `{"version":"0","id":"`+fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n)+`","detail-type":"EC2 Instance Rebalance Recommendation",
 		"source":"aws.ec2","account":"123456789012","time":"2026-11-20T10:00:00Z","region":"eu-west-1",
 		"detail":{"instance-id":"`+id+`"}}`, "1")
 }

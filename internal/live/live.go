@@ -142,5 +142,6 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		DeadlineReserve: cfg.DeadlineReserve,
 		OnRecord:        m.Record,
 		OnRetry:         onRetry,
+		Accept:          cfg.Accept,
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,5 +180,9 @@ func Message(t handler.Task, r handler.Result, cluster string, elapsed time.Dura
 	if eventID != "" {
 		s += " (event " + eventID + ")"
 	}
-	return s
+	return slackEscaper.Replace(s)
 }
+
+// slackEscaper escapes the characters Slack reads as control sequences
+// (<!channel>, <url|text>, entities), as its message formatting asks.
+var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

@@ -1,0 +1,76 @@
+package stack
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// queueName is the work queue's fixed name. The dead-letter queue's
+// RedriveAllowPolicy must name the queue's ARN while the queue's
+// RedrivePolicy names the dead-letter queue's: a generated name would make
+// that a dependency cycle, a fixed one is known to both. SQS names are at
+// most 80 characters.
+func queueName(s awscdk.Stack) string {
+	name := *s.StackName()
+	if len(name) > 74 {
+		name = name[:74]
+	}
+	return name + "-queue"
+}
+
+// queueARN is the ARN of the queue named name, without referring to it.
+func queueARN(s awscdk.Stack, name string) *string {
+	return s.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("sqs"), Resource: jsii.String(name), ArnFormat: awscdk.ArnFormat_NO_RESOURCE_NAME,
+	})
+}
+
+// allowRedriveFrom lets only the named queue use dlq as its dead-letter
+// queue.
+func allowRedriveFrom(dlq awssqs.Queue, sourceARN *string) {
+	dlq.Node().DefaultChild().(awssqs.CfnQueue).AddPropertyOverride(jsii.String("RedriveAllowPolicy"), map[string]any{
+		"redrivePermission": "byQueue",
+		"sourceQueueArns":   []*string{sourceARN},
+	})
+}
+
+// denyOtherSenders adds to each queue an explicit Deny of sqs:SendMessage
+// to everyone but the stack's rules (EventBridge sends with the rule as
+// aws:SourceArn, which no caller can set), the lifecycle notification role
+// when there is one, and the roles the operator lists. An explicit Deny
+// beats any identity policy, so `sqs:*` on `*` in the account can no
+// longer make Drainpipe drain a node. A condition key absent from a
+// request makes ArnNotEquals true: a caller is denied only when neither
+// exemption matches.
+func denyOtherSenders(p Props, rules []awsevents.Rule, notifyRole awsiam.IRole, queues ...awssqs.Queue) {
+	var sources []*string
+	for _, r := range rules {
+		sources = append(sources, r.RuleArn())
+	}
+	var principals []*string
+	if notifyRole != nil {
+		principals = append(principals, notifyRole.RoleArn())
+	}
+	for _, r := range p.SenderRoleARNs {
+		principals = append(principals, jsii.String(r))
+	}
+	notEquals := map[string]any{"aws:SourceArn": sources}
+	if len(principals) > 0 {
+		notEquals["aws:PrincipalArn"] = principals
+	}
+	for i, q := range queues {
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String(fmt.Sprintf("DenyOtherSenders%d", i)),
+			Effect:     awsiam.Effect_DENY,
+			Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+			Actions:    jsii.Strings("sqs:SendMessage"),
+			Resources:  &[]*string{q.QueueArn()},
+			Conditions: &map[string]any{"ArnNotEquals": notEquals},
+		}))
+	}
+}

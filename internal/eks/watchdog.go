@@ -1,0 +1,62 @@
+package eks
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"sync/atomic"
+)
+
+// FailureLimit is how many TLS or connection failures in a row make a
+// cluster's cached endpoint, CA and client be dropped: a cluster
+// recreated under the same name has a new endpoint and CA, which only
+// DescribeCluster can tell.
+const FailureLimit = 3
+
+// watchdog counts a client's consecutive endpoint failures and calls drop
+// once they reach FailureLimit. Any HTTP answer, error status included,
+// proves the endpoint and CA right and resets the count.
+type watchdog struct {
+	base     http.RoundTripper
+	failures atomic.Int32
+	drop     func()
+}
+
+func (w *watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(req)
+	switch {
+	case err == nil:
+		w.failures.Store(0)
+	case endpointFailure(err) && w.failures.Add(1) == FailureLimit:
+		w.drop()
+	}
+	return resp, err
+}
+
+// endpointFailure reports whether err says the endpoint or its CA is
+// wrong: a certificate not trusted or not matching, or no connection at
+// all. A cancelled or timed-out request says nothing about the endpoint.
+func endpointFailure(err error) bool {
+	var (
+		unknownCA  x509.UnknownAuthorityError
+		invalid    x509.CertificateInvalidError
+		hostname   x509.HostnameError
+		verify     *tls.CertificateVerificationError
+		header     tls.RecordHeaderError
+		opErr      *net.OpError
+		dnsErr     *net.DNSError
+		netTimeout net.Error
+	)
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &invalid), errors.As(err, &hostname),
+		errors.As(err, &verify), errors.As(err, &header), errors.As(err, &dnsErr):
+		return true
+	case errors.As(err, &netTimeout) && netTimeout.Timeout():
+		return false
+	case errors.As(err, &opErr):
+		return opErr.Op == "dial" || opErr.Op == "read" || opErr.Op == "write"
+	}
+	return false
+}
