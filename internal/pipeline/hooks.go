@@ -131,3 +131,29 @@ func (a *Actor) heartbeat(ctx context.Context, h hook) (inactive bool) {
 func isNotFound(err error) bool {
 	return apierrors.IsNotFound(err)
 }
+
+// CompleteLastDelivery completes, without acting on the node, the task's
+// lifecycle hooks whose records are on their last delivery: the handler
+// calls it when the invocation has no time to act. The task is retried.
+func (a *Actor) CompleteLastDelivery(ctx context.Context, t handler.Task) handler.Result {
+	log := a.log.With("instance_id", t.InstanceID, "receive_count", t.ReceiveCount)
+	hooks, _ := a.servedHooks(hooksOf(t), log)
+	completed, failed := 0, []string{}
+	for _, h := range hooks {
+		if h.ReceiveCount < a.cfg.MaxReceiveCount {
+			continue
+		}
+		log.Error("completing lifecycle hook without draining: no time to act on its last delivery",
+			"asg", h.ASG, "hook", h.Hook, "receive_count", h.ReceiveCount)
+		if err := a.complete(ctx, h, log); err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		completed++
+	}
+	reason := fmt.Sprintf("%d lifecycle hook(s) on their last delivery completed without draining", completed)
+	if len(failed) > 0 {
+		reason += "; " + strings.Join(failed, "; ")
+	}
+	return retry(reason)
+}

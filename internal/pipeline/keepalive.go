@@ -100,7 +100,7 @@ func (k *keeper) join(e *held, every time.Duration) {
 	if !ok {
 		g = &beatGroup{every: every, members: map[event.Lifecycle]*held{}, stop: make(chan struct{})}
 		k.groups[every] = g
-		go k.run(g, k.a.clock.NewTicker(every))
+		go func() { k.run(g, k.a.clock.NewTicker(every)) }() // a clock is no call to make under k.mu
 	}
 	g.members[e.h.Lifecycle] = e
 	e.group = g
