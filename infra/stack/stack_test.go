@@ -196,6 +196,7 @@ func TestFunction(t *testing.T) {
 		"Timeout":       "300",
 		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
 		"Environment": `{"Variables":{"DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
+			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true","DRAINPIPE_LOG_LEVEL":"debug",` +
 			`"DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s"}}`,

@@ -83,7 +83,7 @@ func TestKeepAliveCoversQueuedTasks(t *testing.T) {
 			during(ctx)
 		}
 	}}
-	r := newRig(t, rigOpts{clock: clock, hooks: hooks, drainer: d,
+	r := newRig(t, rigOpts{clock: clock, hooks: hooks, drainer: d, cfg: Config{HookReserve: time.Second},
 		instances: map[string]instance.Instance{instID: ourInstance(), second: func() instance.Instance {
 			in := ourInstance()
 			in.ID = second
