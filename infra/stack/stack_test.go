@@ -78,7 +78,7 @@ func TestQueues(t *testing.T) {
 	tests := []struct {
 		timeout     time.Duration
 		maxReceives int
-	}{{10 * time.Second, 1}, {5 * time.Minute, 5}, {15 * time.Minute, 10}}
+	}{{16 * time.Second, 1}, {5 * time.Minute, 5}, {15 * time.Minute, 10}}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s×%d", tt.timeout, tt.maxReceives), func(t *testing.T) {
 			p := testProps(t)
