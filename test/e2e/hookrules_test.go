@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,6 +22,24 @@ func (l *live) blockedNode(ctx context.Context, t *testing.T) (name, instanceID 
 	return n.Name, fixture.InstanceID(n)
 }
 
+// blockedPair sets up two blocked nodes, each with a pending terminate
+// action (tokens ending in tag+"1" and tag+"2"); hb > 0 defines the hook
+// with that heartbeat timeout, so its actions expire without heartbeats.
+func (l *live) blockedPair(ctx context.Context, t *testing.T, tag string, hb time.Duration) (nodes [2]string, hooks [2]awsfake.LifecycleAction) {
+	t.Helper()
+	if hb > 0 {
+		l.aws.AddLifecycleHook(awsfake.LifecycleHook{ASG: "e2e-asg", Name: "drain", HeartbeatTimeout: hb})
+	}
+	for i := range nodes {
+		var id string
+		nodes[i], id = l.blockedNode(ctx, t)
+		hooks[i] = awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain",
+			Token: fmt.Sprintf("7a1e7b9c-0000-4000-8000-0000000000%s%d", tag, i+1), InstanceID: id}
+		l.aws.AddLifecycleAction(hooks[i])
+	}
+	return nodes, hooks
+}
+
 func rebalanceFor(t *testing.T, instanceID string) []byte {
 	return freshEvent(t, "eventbridge-rebalance-recommendation.json", forEC2Instance(instanceID, awsfake.Region))
 }
@@ -33,18 +52,13 @@ func rebalanceFor(t *testing.T, instanceID string) []byte {
 func TestLiveMixedBatchCompletesOnlyLastDeliveryHooks(t *testing.T) {
 	ctx := testContext(t)
 	l := newLive(t)
-	a, aID := l.blockedNode(ctx, t)
-	b, bID := l.blockedNode(ctx, t)
-	l.aws.AddLifecycleHook(awsfake.LifecycleHook{ASG: "e2e-asg", Name: "drain", HeartbeatTimeout: 5 * time.Minute})
-	hookA := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000a1", InstanceID: aID}
-	hookB := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000b1", InstanceID: bID}
-	l.aws.AddLifecycleAction(hookA)
-	l.aws.AddLifecycleAction(hookB)
+	nodes, hooks := l.blockedPair(ctx, t, "a", 5*time.Minute)
+	a, b, hookA, hookB := nodes[0], nodes[1], hooks[0], hooks[1]
 	l.start(t, "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_HOOK_RESERVE=3s", "DRAINPIPE_MAX_RECEIVE_COUNT=5")
 
 	res := l.invoke(ctx, t, 8*time.Second,
 		message{id: "hook-a", body: terminateHook(t, hookA), receiveCount: 1},
-		message{id: "rebalance-a", body: rebalanceFor(t, aID), receiveCount: 5},
+		message{id: "rebalance-a", body: rebalanceFor(t, hookA.InstanceID), receiveCount: 5},
 		message{id: "hook-b", body: terminateHook(t, hookB), receiveCount: 5},
 	)
 
@@ -75,14 +89,9 @@ func TestLiveMixedBatchCompletesOnlyLastDeliveryHooks(t *testing.T) {
 func TestLiveQueuedTaskHookKeptAlive(t *testing.T) {
 	ctx := testContext(t)
 	l := newLive(t)
-	_, aID := l.blockedNode(ctx, t)
-	_, bID := l.blockedNode(ctx, t)
 	// 6 s: heartbeats every 2 s; the invocation lasts 16 s.
-	l.aws.AddLifecycleHook(awsfake.LifecycleHook{ASG: "e2e-asg", Name: "drain", HeartbeatTimeout: 6 * time.Second})
-	hookA := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000a2", InstanceID: aID}
-	hookB := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000b2", InstanceID: bID}
-	l.aws.AddLifecycleAction(hookA)
-	l.aws.AddLifecycleAction(hookB)
+	_, hooks := l.blockedPair(ctx, t, "b", 6*time.Second)
+	hookA, hookB := hooks[0], hooks[1]
 	l.start(t, "DRAINPIPE_RECORD_CONCURRENCY=1", "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_HOOK_RESERVE=1s")
 
 	res := l.invoke(ctx, t, 16*time.Second,
@@ -110,12 +119,8 @@ func TestLiveQueuedTaskHookKeptAlive(t *testing.T) {
 func TestLiveTimeoutWithinReserveCompletesLastDeliveryHooks(t *testing.T) {
 	ctx := testContext(t)
 	l := newLive(t)
-	a, aID := l.blockedNode(ctx, t)
-	_, bID := l.blockedNode(ctx, t)
-	last := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000a3", InstanceID: aID}
-	first := awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain", Token: "7a1e7b9c-0000-4000-8000-0000000000b3", InstanceID: bID}
-	l.aws.AddLifecycleAction(last)
-	l.aws.AddLifecycleAction(first)
+	nodes, hooks := l.blockedPair(ctx, t, "c", 0)
+	a, last, first := nodes[0], hooks[0], hooks[1]
 	l.start(t, "DRAINPIPE_DEADLINE_RESERVE=10s", "DRAINPIPE_MAX_RECEIVE_COUNT=5")
 
 	res := l.invoke(ctx, t, 8*time.Second,
