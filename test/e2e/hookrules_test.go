@@ -12,11 +12,10 @@ import (
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
 
-// blockedNode is a served node with two pods a PDB keeps in place.
-func (l *live) blockedNode(ctx context.Context, t *testing.T) (name, instanceID string) {
+// blockedNode is a served node with two pods of app a PDB keeps in place.
+func (l *live) blockedNode(ctx context.Context, t *testing.T, app string) (name, instanceID string) {
 	t.Helper()
 	n := l.node(ctx, served)
-	app := "db-" + fixture.InstanceID(n)[2:10]
 	l.k8s.Deployment(ctx, app, 2, fixture.PinnedTo(n.Name))
 	l.k8s.PDB(ctx, app, map[string]string{"app": app}, fixture.MinAvailable(2))
 	return n.Name, fixture.InstanceID(n)
@@ -32,7 +31,7 @@ func (l *live) blockedPair(ctx context.Context, t *testing.T, tag string, hb tim
 	}
 	for i := range nodes {
 		var id string
-		nodes[i], id = l.blockedNode(ctx, t)
+		nodes[i], id = l.blockedNode(ctx, t, fmt.Sprintf("db-%s%d", tag, i+1))
 		hooks[i] = awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain",
 			Token: fmt.Sprintf("7a1e7b9c-0000-4000-8000-0000000000%s%d", tag, i+1), InstanceID: id}
 		l.aws.AddLifecycleAction(hooks[i])
