@@ -19,13 +19,26 @@ type describeAPI interface {
 
 // timeoutTTL bounds how long a hook's heartbeat timeout is trusted; hooks
 // are rarely changed, and a warm function should notice when they are.
-const timeoutTTL = 15 * time.Minute
+// A failed lookup (access denied, no such hook) is remembered for
+// failureTTL, so a batch does not ask again for every hook and check.
+const (
+	timeoutTTL = 15 * time.Minute
+	failureTTL = time.Minute
+)
 
 type hookKey struct{ asg, hook string }
 
 type cachedTimeout struct {
-	d  time.Duration
-	at time.Time
+	d   time.Duration
+	err error
+	at  time.Time
+}
+
+func (c cachedTimeout) fresh() bool {
+	if c.err != nil {
+		return time.Since(c.at) < failureTTL
+	}
+	return time.Since(c.at) < timeoutTTL
 }
 
 // timeouts caches DescribeLifecycleHooks answers per group and hook.
@@ -46,9 +59,20 @@ func (c *Client) HeartbeatTimeout(ctx context.Context, asg, hook string) (time.D
 	t.mu.Lock()
 	e, ok := t.by[k]
 	t.mu.Unlock()
-	if ok && time.Since(e.at) < timeoutTTL {
-		return e.d, nil
+	if ok && e.fresh() {
+		return e.d, e.err
 	}
+	d, err := t.describe(ctx, asg, hook)
+	if err != nil && ctx.Err() != nil {
+		return 0, err // our own deadline says nothing about the hook
+	}
+	t.mu.Lock()
+	t.by[k] = cachedTimeout{d: d, err: err, at: time.Now()}
+	t.mu.Unlock()
+	return d, err
+}
+
+func (t *timeouts) describe(ctx context.Context, asg, hook string) (time.Duration, error) {
 	out, err := t.api.DescribeLifecycleHooks(ctx, &autoscaling.DescribeLifecycleHooksInput{
 		AutoScalingGroupName: aws.String(asg), LifecycleHookNames: []string{hook},
 	})
@@ -56,14 +80,9 @@ func (c *Client) HeartbeatTimeout(ctx context.Context, asg, hook string) (time.D
 		return 0, fmt.Errorf("describing lifecycle hook %s/%s: %w", asg, hook, awserr.Classify(err))
 	}
 	for _, h := range out.LifecycleHooks {
-		if aws.ToString(h.LifecycleHookName) != hook || h.HeartbeatTimeout == nil {
-			continue
+		if aws.ToString(h.LifecycleHookName) == hook && h.HeartbeatTimeout != nil {
+			return time.Duration(*h.HeartbeatTimeout) * time.Second, nil
 		}
-		d := time.Duration(*h.HeartbeatTimeout) * time.Second
-		t.mu.Lock()
-		t.by[k] = cachedTimeout{d: d, at: time.Now()}
-		t.mu.Unlock()
-		return d, nil
 	}
 	return 0, fmt.Errorf("describing lifecycle hook %s/%s: no such hook", asg, hook)
 }
