@@ -24,6 +24,9 @@ type Config struct {
 	// ClusterEndpoints overrides the API server URL of some clusters
 	// (name → URL) instead of asking EKS for it.
 	ClusterEndpoints map[string]string
+	// ClusterCAs are the PEM CAs of https ClusterEndpoints (name → PEM), so
+	// EKS is not asked for them.
+	ClusterCAs map[string][]byte
 	// RequiredTag, when its Key is set, limits Drainpipe to instances
 	// carrying that tag (and value, when given).
 	RequiredTag Tag
@@ -58,6 +61,13 @@ type Config struct {
 	// SafetyMargin is kept back from an instance's deadline: the drain
 	// gives up waiting this long before the instance goes.
 	SafetyMargin time.Duration
+	// DeadlineDelete deletes, shortly before a hard deadline, pods a
+	// PodDisruptionBudget still blocks, so they get SIGTERM before the
+	// instance goes.
+	DeadlineDelete bool
+	// StuckPodTimeout: a pod terminating this long past its grace is
+	// reported stuck and no longer waited for.
+	StuckPodTimeout time.Duration
 	// Kubeconfig, when set, makes Drainpipe use that kubeconfig file
 	// instead of EKS (local mode).
 	Kubeconfig string
@@ -99,6 +109,8 @@ func Default() Config {
 		EvictUnmanaged:      true,
 		DeadlineReserve:     10 * time.Second,
 		SafetyMargin:        10 * time.Second,
+		DeadlineDelete:      true,
+		StuckPodTimeout:     time.Minute,
 		LogLevel:            slog.LevelInfo,
 		KubeEvents:          true,
 		Metrics:             true,
@@ -135,6 +147,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	r.parse("CLUSTERS", func(v string) (err error) { c.Clusters, err = parseClusters(v); return err })
 	r.parse("CLUSTER_ENDPOINTS", func(v string) (err error) { c.ClusterEndpoints, err = parseEndpoints(v); return err })
+	r.parse("CLUSTER_CAS", func(v string) (err error) { c.ClusterCAs, err = parseCAs(v); return err })
 	r.parse("REQUIRED_TAG", func(v string) (err error) { c.RequiredTag, err = parseTag(v); return err })
 	r.positiveInt("MAX_RECEIVE_COUNT", &c.MaxReceiveCount)
 	r.parse("RETRY_DELAY", func(v string) (err error) { c.RetryDelay, err = parseRetryDelay(v); return err })
@@ -148,6 +161,8 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("EVICT_UNMANAGED", &c.EvictUnmanaged)
 	r.duration("DEADLINE_RESERVE", &c.DeadlineReserve)
 	r.duration("SAFETY_MARGIN", &c.SafetyMargin)
+	r.boolean("DEADLINE_DELETE", &c.DeadlineDelete)
+	r.positiveDuration("STUCK_POD_TIMEOUT", &c.StuckPodTimeout)
 	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
 	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
@@ -155,6 +170,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("METRICS", &c.Metrics)
 	r.hooks(&c.Hooks)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
+	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, fmt.Errorf("loading configuration: %w", err)
 	}

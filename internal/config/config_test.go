@@ -46,7 +46,9 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_KUBE_BURST":              "15",
 		"DRAINPIPE_EVICTION_CONCURRENCY":    "4",
 		"DRAINPIPE_RECORD_CONCURRENCY":      "2",
-		"DRAINPIPE_TAINT_EFFECT":            "NoExecute",
+		"DRAINPIPE_TAINT_EFFECT":            "PreferNoSchedule",
+		"DRAINPIPE_DEADLINE_DELETE":         "false",
+		"DRAINPIPE_STUCK_POD_TIMEOUT":       "5m",
 		"DRAINPIPE_EXCLUDE_FROM_LB":         "false",
 		"DRAINPIPE_EVICT_UNMANAGED":         "false",
 		"DRAINPIPE_DEADLINE_RESERVE":        "20s",
@@ -78,7 +80,8 @@ func TestLoadEverything(t *testing.T) {
 		KubeBurst:           15,
 		EvictionConcurrency: 4,
 		RecordConcurrency:   2,
-		TaintEffect:         "NoExecute",
+		TaintEffect:         "PreferNoSchedule",
+		StuckPodTimeout:     5 * time.Minute,
 		DeadlineReserve:     20 * time.Second,
 		SafetyMargin:        time.Minute,
 		Kubeconfig:          "/tmp/kubeconfig",
@@ -88,6 +91,13 @@ func TestLoadEverything(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadRefusesNoExecute(t *testing.T) {
+	_, err := Load(env(map[string]string{"DRAINPIPE_TAINT_EFFECT": "NoExecute"}))
+	if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_TAINT_EFFECT") || !strings.Contains(err.Error(), "PodDisruptionBudgets") {
+		t.Errorf("Load(DRAINPIPE_TAINT_EFFECT=NoExecute) error = %v, want a refusal that says why", err)
 	}
 }
 
@@ -121,6 +131,8 @@ func TestLoadErrors(t *testing.T) {
 		"DRAINPIPE_LOG_LEVEL":            "loud",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN":   "https://hooks.example.test/T000/B000/XXXX",
 		"DRAINPIPE_KUBE_EVENTS":          "sometimes",
+		"DRAINPIPE_DEADLINE_DELETE":      "maybe",
+		"DRAINPIPE_STUCK_POD_TIMEOUT":    "soon",
 	}
 	for name, value := range tests {
 		t.Run(name, func(t *testing.T) {

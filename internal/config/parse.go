@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -46,6 +45,17 @@ func (r *reader) positiveInt(name string, dst *int) {
 			return fmt.Errorf("want a positive integer, got %q", v)
 		}
 		*dst = n
+		return nil
+	})
+}
+
+func (r *reader) positiveDuration(name string, dst *time.Duration) {
+	r.parse(name, func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration such as 90s or 5m, got %q", v)
+		}
+		*dst = d
 		return nil
 	})
 }
@@ -103,9 +113,8 @@ func parseEndpoints(v string) (map[string]string, error) {
 		if !ok || !clusterName.MatchString(name) {
 			return nil, fmt.Errorf("want name=URL pairs, got %q", pair)
 		}
-		u, err := url.Parse(endpoint)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("endpoint for %q is not an http(s) URL: %q", name, endpoint)
+		if err := checkEndpointURL(name, endpoint); err != nil {
+			return nil, err
 		}
 		out[name] = endpoint
 	}
@@ -132,8 +141,12 @@ func parseQPS(v string) (float32, error) {
 
 func parseTaintEffect(v string) (string, error) {
 	switch v {
-	case "NoSchedule", "PreferNoSchedule", "NoExecute":
+	case "NoSchedule", "PreferNoSchedule":
 		return v, nil
+	case "NoExecute":
+		return "", fmt.Errorf("NoExecute is refused: the taint manager would delete every pod on the node at once, " +
+			"ignoring PodDisruptionBudgets, eviction waves and the deadline's grace clamp, even for a cordon-only event; " +
+			"use NoSchedule or PreferNoSchedule")
 	}
-	return "", fmt.Errorf("want NoSchedule, PreferNoSchedule or NoExecute, got %q", v)
+	return "", fmt.Errorf("want NoSchedule or PreferNoSchedule, got %q", v)
 }

@@ -98,7 +98,9 @@ func TestBudgetMinAvailableIsRespected(t *testing.T) {
 }
 
 func TestBudgetThatNeverAllowsStopsAtDeadline(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
+	cfg := drain.DefaultConfig()
+	cfg.DeadlineDelete = false // DRAINPIPE_DEADLINE_DELETE=false: budgets hold to the end
+	s, d := newScene(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	n := s.env.Node(ctx, fixture.NodeOptions{})
@@ -148,7 +150,7 @@ func TestWavesEvictCriticalPodsLast(t *testing.T) {
 	}
 }
 
-func TestCriticalWaveStartsAtReserveWhenBlocked(t *testing.T) {
+func TestCriticalWaveStartsAtReserve(t *testing.T) {
 	cfg := drain.DefaultConfig()
 	cfg.CriticalReserve = 2 * time.Second
 	s, d := newScene(t, cfg)
@@ -156,19 +158,23 @@ func TestCriticalWaveStartsAtReserveWhenBlocked(t *testing.T) {
 	defer cancel()
 	nodes := s.env.Nodes(ctx, 2, fixture.NodeOptions{})
 	n := nodes[0]
-	s.env.Deployment(ctx, "db", 1, fixture.OnNode(n.Name))
+	// The ordinary pod stays terminating (held by a finalizer): only the
+	// reserve before the deadline starts the critical wave.
+	held := s.env.Pod(ctx, "held", fixture.BoundTo(n.Name), fixture.Finalizers("drainpipe.test/hold"))
+	defer s.env.RemoveFinalizers(ctx, held.Name)
 	s.env.Deployment(ctx, "dns", 1, fixture.OnNode(n.Name), fixture.Priority("system-cluster-critical"))
-	db := s.podsOn(t, ctx, n.Name, "app=db", 1)
 	dns := s.podsOn(t, ctx, n.Name, "app=dns", 1)
-	s.env.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MaxUnavailable(0))
 
 	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(4 * time.Second)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := drain.Report{Node: n.Name, Evicted: s.keys(dns), BlockedByPDB: s.keys(db)}
+	want := drain.Report{Node: n.Name, Evicted: append(s.keys(dns), s.key(held.Name)), Terminating: []string{s.key(held.Name)}}
 	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+	if s.events.index(drain.EventEvicted, s.keys(dns)[0]) < 0 {
+		t.Errorf("critical pod not evicted at the reserve")
 	}
 }
 
@@ -206,10 +212,11 @@ func TestGraceIsClampedToDeadline(t *testing.T) {
 		}
 		got[p.Name] = *cur.DeletionGracePeriodSeconds
 	}
-	// At most 60 s - 5 s margin; the seconds the setup took before the
-	// eviction may lower it a little, never below what is left.
-	if g := got["slow"]; g > 55 || g < 55-int64(time.Since(deadline.Add(-60*time.Second)).Seconds())-1 {
-		t.Errorf("slow pod's deletion grace = %d s, want the time left before the deadline less the margin (≤ 55 s)", g)
+	// An ordinary pod's grace ends before the critical reserve: at most
+	// 60 s - 15 s; the seconds the setup took before the eviction may
+	// lower it a little, never below what is left.
+	if g := got["slow"]; g > 45 || g < 45-int64(time.Since(deadline.Add(-60*time.Second)).Seconds())-1 {
+		t.Errorf("slow pod's deletion grace = %d s, want the time left before the critical reserve (≤ 45 s)", g)
 	}
 	if g := got["quick"]; g != 10 {
 		t.Errorf("quick pod's deletion grace = %d s, want its own 10 s", g)

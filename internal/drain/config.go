@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,8 +22,11 @@ const (
 	// wave starts even if ordinary pods are still going, like the kubelet's
 	// shutdownGracePeriodCriticalPods.
 	DefaultCriticalReserve = 15 * time.Second
-	DefaultBackoffInitial  = 100 * time.Millisecond
-	DefaultBackoffMax      = 3 * time.Second
+	// DefaultStuckAfter is how long past its deletion grace a terminating
+	// pod may linger before a Run stops waiting for it.
+	DefaultStuckAfter     = time.Minute
+	DefaultBackoffInitial = 100 * time.Millisecond
+	DefaultBackoffMax     = 3 * time.Second
 	// DefaultQPS and DefaultBurst replace client-go's 5 and 10, which
 	// throttle a 110-pod drain for over 20 s.
 	DefaultQPS   float32 = 200
@@ -47,7 +51,7 @@ const (
 // take their defaults in New, but booleans are taken as given.
 type Config struct {
 	Concurrency    int    // eviction requests in flight per Run
-	TaintEffect    string // NoSchedule (default when empty), PreferNoSchedule or NoExecute
+	TaintEffect    string // NoSchedule (default when empty) or PreferNoSchedule; NoExecute is refused
 	ExcludeFromLB  bool   // label the node so load balancers drop it first
 	EvictUnmanaged bool   // evict pods without a controller (with a warning) instead of skipping them
 	SafetyMargin   time.Duration
@@ -57,6 +61,12 @@ type Config struct {
 	// between retries of a refused eviction.
 	BackoffInitial time.Duration
 	BackoffMax     time.Duration
+	// DeadlineDelete: with a deadline, pods a disruption budget still
+	// blocks two safety margins before it are deleted with the grace left
+	// (the instance takes them anyway; this way they get SIGTERM).
+	DeadlineDelete bool
+	// StuckAfter: see DefaultStuckAfter.
+	StuckAfter time.Duration
 	// OnEvent, when set, observes what a Run does as it happens. Calls are
 	// serialised and must return quickly.
 	OnEvent func(Event)
@@ -73,6 +83,8 @@ func DefaultConfig() Config {
 		CriticalReserve: DefaultCriticalReserve,
 		BackoffInitial:  DefaultBackoffInitial,
 		BackoffMax:      DefaultBackoffMax,
+		DeadlineDelete:  true,
+		StuckAfter:      DefaultStuckAfter,
 	}
 }
 
@@ -89,6 +101,9 @@ func (c Config) withDefaults() Config {
 	if c.CriticalReserve <= 0 {
 		c.CriticalReserve = DefaultCriticalReserve
 	}
+	if c.StuckAfter <= 0 {
+		c.StuckAfter = DefaultStuckAfter
+	}
 	if c.BackoffInitial <= 0 {
 		c.BackoffInitial = DefaultBackoffInitial
 	}
@@ -103,11 +118,20 @@ func (c Config) withDefaults() Config {
 
 func (c Config) validate() error {
 	switch corev1.TaintEffect(c.TaintEffect) {
-	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule:
 		return nil
+	case corev1.TaintEffectNoExecute:
+		return ErrNoExecute
 	}
 	return fmt.Errorf("validating config: unknown taint effect %q", c.TaintEffect)
 }
+
+// ErrNoExecute refuses the NoExecute taint effect: the taint manager
+// would delete every pod at once, without budgets, waves or a grace clamp,
+// even on a cordon-only request.
+var ErrNoExecute = errors.New("taint effect NoExecute is refused: the taint manager would delete every pod on the node " +
+	"at once, ignoring PodDisruptionBudgets, eviction waves and grace clamping, even for a cordon-only event; " +
+	"use NoSchedule or PreferNoSchedule")
 
 // TuneRESTConfig sets the client-side rate limit of cfg for draining: zero
 // values take DefaultQPS and DefaultBurst; a negative qps turns client-side
@@ -134,6 +158,7 @@ const (
 	EventBlocked  EventType = "blocked"  // first disruption-budget refusal of a pod
 	EventGone     EventType = "gone"     // an evicted or terminating pod left the node
 	EventFailed   EventType = "failed"   // an eviction refused for good
+	EventDeleted  EventType = "deleted"  // deleted at the deadline past a disruption budget
 )
 
 // Event is one step of a Run, for timelines and Kubernetes events.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,10 @@ func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) err
 			return fmt.Errorf("patching node: %w", err)
 		}
 		log.Debug("node changed while cordoning; retrying", slog.Int("attempt", attempt))
+		// The kubelet and controllers update nodes often: let them finish.
+		if !d.sleep(ctx, backoff(attempt-1, d.cfg.BackoffInitial, d.cfg.BackoffMax, rand.Float64)) {
+			return fmt.Errorf("patching node: %w", ctx.Err())
+		}
 	}
 }
 
@@ -94,7 +99,7 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	if req.EventID != "" {
 		want[AnnotationEventID] = req.EventID
 	}
-	if !req.Deadline.IsZero() {
+	if !req.Deadline.IsZero() && !laterForSameEvent(node, req) {
 		want[AnnotationDeadline] = req.Deadline.UTC().Format(annotationTimeLayout)
 	}
 	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
@@ -111,6 +116,17 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 		p.Metadata.Annotations[k] = v
 	}
 	return p, changed
+}
+
+// laterForSameEvent reports whether the node already records an earlier
+// deadline for req's event: a stopped instance's drain comes back with a
+// later one each time, and the first written stands.
+func laterForSameEvent(node *corev1.Node, req Request) bool {
+	if node.Annotations[AnnotationEventID] != req.EventID {
+		return false
+	}
+	cur, err := time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
+	return err == nil && !req.Deadline.Truncate(time.Second).Before(cur)
 }
 
 // withTaint returns taints with exactly one taint under TaintKey, carrying

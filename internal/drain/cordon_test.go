@@ -1,12 +1,19 @@
 package drain
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 func TestCordonPatch(t *testing.T) {
@@ -76,6 +83,21 @@ func TestCordonPatch(t *testing.T) {
 			},
 		},
 		{
+			// A stopped instance's drain is redelivered with a later
+			// deadline each time: the first one written stands.
+			name:      "same event, later deadline: written once",
+			req:       func(r *Request) { r.Deadline = deadline.Add(30 * time.Second) },
+			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7"}},
+		},
+		{
+			name:        "same event, earlier deadline: updated",
+			req:         func(r *Request) { r.Deadline = deadline.Add(-30 * time.Second) },
+			wantChanged: []string{"annotations"},
+			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+				AnnotationDeadline: "2026-11-22T12:01:30Z",
+			}}},
+		},
+		{
 			name:        "effect change replaces our taint only",
 			cfg:         func(c *Config) { c.TaintEffect = string(corev1.TaintEffectPreferNoSchedule) },
 			wantChanged: []string{"taint"},
@@ -135,5 +157,27 @@ func TestWithTaintNoExecuteRecordsTime(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("withTaint mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCordonBacksOffOnConflicts(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "7"}}
+	client := fake.NewClientset(node)
+	conflicts := 2
+	client.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts == 0 {
+			return false, nil, nil
+		}
+		conflicts--
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, "n1", errors.New("the object has been modified"))
+	})
+	d := New(client, DefaultConfig(), nil)
+	var waits []time.Duration
+	d.sleep = func(_ context.Context, w time.Duration) bool { waits = append(waits, w); return true }
+	if _, err := d.Run(context.Background(), Request{Node: "n1", Kind: "spot-interruption"}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(waits) != 2 || waits[0] < DefaultBackoffInitial/2 || waits[1] < DefaultBackoffInitial {
+		t.Errorf("waits between conflicting patches = %v, want two growing backoffs", waits)
 	}
 }

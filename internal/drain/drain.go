@@ -48,16 +48,22 @@ type Skipped struct {
 // Report says what a Run did. Pods are named namespace/name; every list is
 // sorted.
 type Report struct {
-	Node         string        `json:"node"`
-	Evicted      []string      `json:"evicted,omitempty"`
-	BlockedByPDB []string      `json:"blocked_by_pdb,omitempty"`
-	Terminating  []string      `json:"terminating,omitempty"` // evicted (now or earlier) but not yet gone when Run stopped
-	Pending      []string      `json:"pending,omitempty"`     // a later wave not started when Run stopped
-	Failed       []Skipped     `json:"failed,omitempty"`      // eviction refused for a reason retrying cannot fix
-	Skipped      []Skipped     `json:"skipped,omitempty"`
-	Elapsed      time.Duration `json:"elapsed"`
+	Node         string    `json:"node"`
+	Evicted      []string  `json:"evicted,omitempty"`
+	BlockedByPDB []string  `json:"blocked_by_pdb,omitempty"`
+	Terminating  []string  `json:"terminating,omitempty"` // evicted (now or earlier) but not yet gone when Run stopped
+	Pending      []string  `json:"pending,omitempty"`     // a later wave not started when Run stopped
+	Failed       []Skipped `json:"failed,omitempty"`      // eviction refused for a reason retrying cannot fix
+	// DeletedAtDeadline: blocked by a budget until the deadline drew near,
+	// then deleted with what grace was left (Config.DeadlineDelete).
+	DeletedAtDeadline []string `json:"deleted_at_deadline,omitempty"`
+	// Stuck: terminating for longer than their grace plus
+	// Config.StuckAfter (a finalizer, a dead kubelet); not waited for.
+	Stuck   []string      `json:"stuck,omitempty"`
+	Skipped []Skipped     `json:"skipped,omitempty"`
+	Elapsed time.Duration `json:"elapsed"`
 	// Done is true when the node is cordoned and, for an evicting request,
-	// no pod is left to evict or to wait for.
+	// no pod is left to evict or to wait for (stuck pods aside).
 	Done bool `json:"done"`
 }
 
@@ -68,6 +74,7 @@ type Drainer struct {
 	cfg    Config
 	log    *slog.Logger
 	now    func() time.Time
+	sleep  func(context.Context, time.Duration) bool // between cordon conflicts
 
 	emitMu sync.Mutex // serialises Config.OnEvent calls
 }
@@ -78,7 +85,7 @@ func New(client kubernetes.Interface, cfg Config, log *slog.Logger) *Drainer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Drainer{client: client, cfg: cfg.withDefaults(), log: log, now: time.Now}
+	return &Drainer{client: client, cfg: cfg.withDefaults(), log: log, now: time.Now, sleep: sleep}
 }
 
 // Run cordons the node and, for an evicting request, evicts its pods and
@@ -119,6 +126,8 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 		slog.Int("terminating", len(rep.Terminating)),
 		slog.Int("pending", len(rep.Pending)),
 		slog.Int("failed", len(rep.Failed)),
+		slog.Int("deleted_at_deadline", len(rep.DeletedAtDeadline)),
+		slog.Int("stuck", len(rep.Stuck)),
 		slog.Int("skipped", len(rep.Skipped)),
 		slog.Int64("elapsed_ms", rep.Elapsed.Milliseconds()))
 	return rep, nil

@@ -34,6 +34,9 @@ type scene struct {
 	client kubernetes.Interface
 	writes *atomic.Int64 // requests other than GET (watches are GETs)
 	events *eventLog
+	// via, when set, sends the drainer's requests instead of the
+	// transport (which it gets), to provoke server answers.
+	via atomic.Pointer[func(*http.Request, http.RoundTripper) (*http.Response, error)]
 }
 
 func newScene(t *testing.T, cfg drain.Config) (*scene, *drain.Drainer) {
@@ -43,11 +46,14 @@ func newScene(t *testing.T, cfg drain.Config) (*scene, *drain.Drainer) {
 	env := fixture.New(t, sb.RESTConfig())
 	rc := sb.RESTConfig()
 	drain.TuneRESTConfig(rc, 0, 0)
-	writes := &atomic.Int64{}
+	s := &scene{env: env, writes: &atomic.Int64{}, events: &eventLog{}}
 	rc.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if r.Method != http.MethodGet {
-				writes.Add(1)
+				s.writes.Add(1)
+			}
+			if via := s.via.Load(); via != nil {
+				return (*via)(r, rt)
 			}
 			return rt.RoundTrip(r)
 		})
@@ -56,7 +62,7 @@ func newScene(t *testing.T, cfg drain.Config) (*scene, *drain.Drainer) {
 	if err != nil {
 		t.Fatalf("creating client: %v", err)
 	}
-	s := &scene{env: env, client: client, writes: writes, events: &eventLog{}}
+	s.client = env.Client
 	cfg.OnEvent = s.events.add
 	var log *slog.Logger
 	if testing.Verbose() {

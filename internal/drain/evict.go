@@ -2,16 +2,15 @@ package drain
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 )
 
 // clampGrace returns the grace period to send with an eviction: nil to let
@@ -30,6 +29,20 @@ func clampGrace(own int64, deadline, now time.Time, margin time.Duration) *int64
 	return &left
 }
 
+// graceFor is the grace to send for t at now. An ordinary pod's grace ends
+// before the critical wave's reserve begins, while there is still a second
+// to give before it; a critical pod's ends a safety margin before the
+// deadline.
+func (c Config) graceFor(t *target, deadline, now time.Time) *int64 {
+	margin := c.SafetyMargin
+	if !t.critical && !deadline.IsZero() {
+		if m := max(c.CriticalReserve, margin); deadline.Sub(now)-m >= minGraceSeconds*time.Second {
+			margin = m
+		}
+	}
+	return clampGrace(t.grace, deadline, now, margin)
+}
+
 // backoff is the wait before retry attempt n (0-based): exponential from
 // initial, capped at most, with "equal jitter" (between half and all of
 // it) so refused evictions on many pods do not retry in lockstep.
@@ -43,120 +56,105 @@ func backoff(n int, initial, most time.Duration, rnd func() float64) time.Durati
 	return half + time.Duration(rnd()*float64(d-half))
 }
 
-// outcome classifies an eviction request's result.
-type outcome int
-
-const (
-	outEvicted outcome = iota // accepted: the pod is terminating
-	outGone                   // no such pod (or a new one under its name)
-	outNSGoing                // its namespace is being deleted, and the pod with it
-	outBlocked                // a disruption budget refuses for now: retry
-	outRetry                  // a transient error: retry
-	outFailed                 // retrying cannot help
-)
-
-func classify(err error) outcome {
-	var status apierrors.APIStatus
-	switch {
-	case err == nil:
-		return outEvicted
-	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-		// Conflict: the UID precondition failed, the pod we saw is gone.
-		return outGone
-	case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
-		return outNSGoing
-	case isBudgetRefusal(err):
-		return outBlocked
-	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
-		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
-		return outRetry
-	case errors.As(err, &status):
-		return outFailed
-	default:
-		// Not from the API server: the connection failed or timed out.
-		return outRetry
+// retryWait is how long to wait before the next attempt: the backoff, or
+// the server's Retry-After when that is longer.
+func (c Config) retryWait(attempt int, err error) time.Duration {
+	wait := backoff(attempt, c.BackoffInitial, c.BackoffMax, rand.Float64)
+	if s, ok := apierrors.SuggestsClientDelay(err); ok {
+		wait = max(wait, time.Duration(s)*time.Second)
 	}
+	return wait
 }
 
-// isBudgetRefusal tells a disruption budget's refusal (429, or 500 when
-// several budgets select the pod, or 403 when the budget's bookkeeping is
-// behind) from the API server's own throttling.
-func isBudgetRefusal(err error) bool {
-	if apierrors.HasStatusCause(err, policyv1.DisruptionBudgetCause) {
-		return true
+func graceSeconds(grace *int64) int64 {
+	if grace == nil {
+		return -1
 	}
-	msg := strings.ToLower(err.Error())
-	switch {
-	case apierrors.IsTooManyRequests(err):
-		return strings.Contains(msg, "disruption budget")
-	case apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err):
-		return strings.Contains(msg, "poddisruptionbudget")
-	case apierrors.IsForbidden(err):
-		return strings.Contains(msg, "poddisruptionbudget")
-	}
-	return false
+	return *grace
 }
 
-// evict evicts t until the API accepts, the pod goes, or stop ends (after
-// at least one attempt: a late start still sends every pod its SIGTERM).
-// Requests use ctx, the caller's budget; retries end with stop.
-func (r *run) evict(ctx, stop context.Context, t *target) {
+// sendEviction posts one eviction with client-go's own retries off: on a
+// 429 or 5xx carrying Retry-After, client-go would sleep and re-send the
+// same body (the same grace) up to ten times, past any deadline. The
+// caller's loop retries instead, with a fresh grace.
+func (r *run) sendEviction(ctx context.Context, t *target, grace *int64) error {
+	ev := &policyv1.Eviction{
+		ObjectMeta: metav1.ObjectMeta{Namespace: t.ns, Name: t.name},
+		DeleteOptions: &metav1.DeleteOptions{
+			GracePeriodSeconds: grace,
+			Preconditions:      &metav1.Preconditions{UID: &t.uid},
+		},
+	}
+	pods := r.d.client.CoreV1()
+	rc, ok := pods.RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		// A fake clientset has no REST client and no retries either.
+		return pods.Pods(t.ns).EvictV1(ctx, ev)
+	}
+	return rc.Post().Namespace(t.ns).Resource("pods").Name(t.name).SubResource("eviction").
+		MaxRetries(0).Body(ev).Do(ctx).Error()
+}
+
+// confirm reads the pod after a 409: the same UID means the pod is still
+// there (the eviction raced with an update) and is retried; another UID
+// or none means the pod we saw is gone.
+func (r *run) confirm(ctx context.Context, t *target) (outcome, error) {
+	p, err := r.d.client.CoreV1().Pods(t.ns).Get(ctx, t.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return outGone, nil
+	case err != nil:
+		return outRetry, fmt.Errorf("reading pod after a conflict: %w", err)
+	case p.UID != t.uid:
+		return outGone, nil
+	}
+	return outRetry, nil
+}
+
+// evict evicts t until the API accepts, the pod goes, or the Run's stop
+// context ends (after at least one attempt: a late start still sends every
+// pod its SIGTERM). Requests use r.ctx, the caller's budget.
+func (r *run) evict(t *target) {
+	ctx, stop := r.ctx, r.stop
 	log := r.log.With(slog.String("pod", t.key))
-	uid := t.uid
 	for attempt := 0; ; attempt++ {
 		if r.left(t) {
 			r.settle(t, stateGone, "")
 			return
 		}
-		grace := clampGrace(t.grace, r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
-		ev := &policyv1.Eviction{
-			ObjectMeta: metav1.ObjectMeta{Namespace: t.ns, Name: t.name},
-			DeleteOptions: &metav1.DeleteOptions{
-				GracePeriodSeconds: grace,
-				Preconditions:      &metav1.Preconditions{UID: &uid},
-			},
-		}
 		if err := r.acquire(ctx); err != nil {
 			return
 		}
-		err := r.d.client.CoreV1().Pods(t.ns).EvictV1(ctx, ev)
+		var err error
+		var out outcome
+		var grace *int64
+		if r.deleteDue(t) {
+			grace, err = r.deleteAtDeadline(ctx, t)
+			switch out = classify(err); out {
+			case outEvicted:
+				out = outDeleted
+			case outGone, outConflict:
+			default:
+				// Keep retrying the eviction and the delete until the
+				// deadline: a refused delete is no reason to give up.
+				out = outRetry
+			}
+		} else {
+			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
+			err = r.sendEviction(ctx, t, grace)
+			out = classify(err)
+		}
 		r.release()
-		gs := int64(-1)
-		if grace != nil {
-			gs = *grace
+		if out == outConflict {
+			var cerr error
+			if out, cerr = r.confirm(ctx, t); cerr != nil {
+				err = cerr
+			}
 		}
-		switch classify(err) {
-		case outEvicted:
-			log.Info("pod evicted", slog.Int64("grace_seconds", gs), slog.Bool("critical", t.critical), slog.Int("attempts", attempt+1))
-			r.settle(t, stateEvicted, "")
-			r.d.emit(Event{Type: EventEvicted, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), GraceSeconds: gs})
-			return
-		case outGone:
-			log.Debug("pod already gone")
-			r.settle(t, stateGone, "")
-			return
-		case outNSGoing:
-			log.Info("namespace terminating; waiting for the pod to go")
-			r.settle(t, stateWaiting, "")
-			return
-		case outBlocked:
-			if r.settle(t, stateBlocked, err.Error()) {
-				log.Info("eviction blocked by disruption budget; retrying", slog.String("error", err.Error()))
-				r.d.emit(Event{Type: EventBlocked, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), Detail: err.Error(), GraceSeconds: gs})
-			}
-		case outRetry:
-			if ctx.Err() != nil {
-				return
-			}
-			log.Debug("eviction failed; retrying", slog.String("error", err.Error()), slog.Int("attempt", attempt+1))
-			r.note(t, err.Error())
-		case outFailed:
-			log.Warn("eviction refused", slog.String("error", err.Error()))
-			r.settle(t, stateFailed, err.Error())
-			r.d.emit(Event{Type: EventFailed, Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), Detail: err.Error(), GraceSeconds: gs})
+		if r.settleOutcome(t, out, err, graceSeconds(grace), attempt, log) {
 			return
 		}
-		wait := time.NewTimer(backoff(attempt, r.d.cfg.BackoffInitial, r.d.cfg.BackoffMax, rand.Float64))
+		wait := time.NewTimer(r.nextTry(t, attempt, err))
 		select {
 		case <-stop.Done():
 			wait.Stop()

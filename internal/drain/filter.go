@@ -3,12 +3,11 @@ package drain
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Our own filters rather than k8s.io/kubectl/pkg/drain's: that package adds
@@ -32,6 +31,7 @@ const (
 	reasonDaemonSet   = "daemonset"
 	reasonUnmanaged   = "no controller"
 	reasonTerminating = "already terminating"
+	reasonTolerates   = "tolerates the cordon: it would be scheduled straight back"
 )
 
 // verdict is the filters' decision on one pod.
@@ -44,9 +44,16 @@ type verdict struct {
 // daemonSetExists reports whether the DaemonSet ns/name exists.
 type daemonSetExists func(ctx context.Context, ns, name string) (bool, error)
 
+// judgeOpts is what judge needs besides the pod.
+type judgeOpts struct {
+	evictUnmanaged bool
+	dsExists       daemonSetExists
+	taint          corev1.Taint // the taint the cordon puts on the node
+}
+
 // judge decides what to do with pod. DaemonSet pods are skipped only while
 // their DaemonSet exists: an orphan is treated as a pod without controller.
-func judge(ctx context.Context, pod *corev1.Pod, evictUnmanaged bool, dsExists daemonSetExists) verdict {
+func judge(ctx context.Context, pod *corev1.Pod, o judgeOpts) verdict {
 	if _, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]; ok {
 		return verdict{act: actSkip, reason: reasonMirror}
 	}
@@ -57,8 +64,8 @@ func judge(ctx context.Context, pod *corev1.Pod, evictUnmanaged bool, dsExists d
 		return verdict{act: actWait, reason: reasonTerminating}
 	}
 	ctrl := metav1.GetControllerOf(pod)
-	if ctrl != nil && ctrl.Kind == "DaemonSet" {
-		ok, err := dsExists(ctx, pod.Namespace, ctrl.Name)
+	if isDaemonSet(ctrl) {
+		ok, err := o.dsExists(ctx, pod.Namespace, ctrl.Name)
 		if err != nil {
 			// Evicting a DaemonSet pod could take the node's networking
 			// with it: when unsure, leave it.
@@ -69,9 +76,14 @@ func judge(ctx context.Context, pod *corev1.Pod, evictUnmanaged bool, dsExists d
 		}
 		ctrl = nil
 	}
+	if ctrl != nil && tolerates(pod.Spec.Tolerations, unschedulableTaint) && tolerates(pod.Spec.Tolerations, o.taint) {
+		// Its controller's replacement could be scheduled straight back
+		// on the cordoned node.
+		return verdict{act: actSkip, reason: reasonTolerates}
+	}
 	v := verdict{act: actEvict}
 	if ctrl == nil {
-		if !evictUnmanaged {
+		if !o.evictUnmanaged {
 			return verdict{act: actSkip, reason: reasonUnmanaged}
 		}
 		v.reason, v.warn = "no controller: nothing will recreate it", true
@@ -80,6 +92,41 @@ func judge(ctx context.Context, pod *corev1.Pod, evictUnmanaged bool, dsExists d
 		v.reason = join(v.reason, "emptyDir data is lost with the instance")
 	}
 	return v
+}
+
+// isDaemonSet tells an apps/v1 DaemonSet owner from other kinds of that
+// name (OpenKruise's, for one), whose pods are not node agents by rule.
+func isDaemonSet(ref *metav1.OwnerReference) bool {
+	if ref == nil || ref.Kind != "DaemonSet" {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && gv.Group == appsv1.GroupName
+}
+
+// unschedulableTaint is how the scheduler sees a cordoned node.
+var unschedulableTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+
+// tolerates reports whether any of ts tolerates taint, as the scheduler
+// matches them.
+func tolerates(ts []corev1.Toleration, taint corev1.Taint) bool {
+	for _, t := range ts {
+		if t.Effect != "" && t.Effect != taint.Effect {
+			continue
+		}
+		if t.Key != "" && t.Key != taint.Key {
+			continue
+		}
+		switch t.Operator {
+		case corev1.TolerationOpExists:
+			return true
+		case corev1.TolerationOpEqual, "":
+			if t.Key != "" && t.Value == taint.Value {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasEmptyDir(pod *corev1.Pod) bool {
@@ -96,98 +143,4 @@ func join(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// target is a pod a Run evicts or waits for.
-type target struct {
-	key      string // namespace/name
-	ns, name string
-	uid      types.UID
-	grace    int64 // the pod's own terminationGracePeriodSeconds
-	critical bool
-
-	// Guarded by run.mu.
-	state  state
-	detail string        // last refusal or error
-	gone   chan struct{} // closed when the pod leaves the node
-	isGone bool
-}
-
-func newTarget(pod *corev1.Pod) *target {
-	grace := int64(defaultPodGraceSecond)
-	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = *g
-	}
-	return &target{
-		key:      podKey(pod.Namespace, pod.Name),
-		ns:       pod.Namespace,
-		name:     pod.Name,
-		uid:      pod.UID,
-		grace:    grace,
-		critical: pod.Spec.Priority != nil && *pod.Spec.Priority >= criticalPriority,
-		gone:     make(chan struct{}),
-	}
-}
-
-func podKey(ns, name string) string { return ns + "/" + name }
-
-// plan sorts a node's pods into eviction waves, pods to wait for and
-// pods to skip. Waves follow graceful node shutdown: ordinary pods first,
-// critical ones last.
-type plan struct {
-	waves   [2][]*target
-	waiting []*target
-	skipped []Skipped
-}
-
-func (d *Drainer) plan(ctx context.Context, pods []corev1.Pod, log *slog.Logger) plan {
-	var p plan
-	dsExists := d.daemonSetCache()
-	for i := range pods {
-		pod := &pods[i]
-		key := podKey(pod.Namespace, pod.Name)
-		v := judge(ctx, pod, d.cfg.EvictUnmanaged, dsExists)
-		switch v.act {
-		case actSkip:
-			p.skipped = append(p.skipped, Skipped{Pod: key, Reason: v.reason})
-			log.Debug("pod skipped", slog.String("pod", key), slog.String("reason", v.reason))
-		case actWait:
-			p.waiting = append(p.waiting, newTarget(pod))
-		case actEvict:
-			t := newTarget(pod)
-			wave := 0
-			if t.critical {
-				wave = 1
-			}
-			p.waves[wave] = append(p.waves[wave], t)
-			switch {
-			case v.warn:
-				log.Warn("evicting pod", slog.String("pod", key), slog.String("note", v.reason))
-			case v.reason != "":
-				log.Info("evicting pod", slog.String("pod", key), slog.String("note", v.reason))
-			}
-		}
-	}
-	return p
-}
-
-// daemonSetCache looks DaemonSets up once per Run.
-func (d *Drainer) daemonSetCache() daemonSetExists {
-	seen := map[string]bool{}
-	return func(ctx context.Context, ns, name string) (bool, error) {
-		key := podKey(ns, name)
-		if ok, hit := seen[key]; hit {
-			return ok, nil
-		}
-		_, err := d.client.AppsV1().DaemonSets(ns).Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case err == nil:
-			seen[key] = true
-		case apierrors.IsNotFound(err):
-			seen[key] = false
-		default:
-			return false, fmt.Errorf("getting daemonset %s: %w", key, err)
-		}
-		return seen[key], nil
-	}
 }

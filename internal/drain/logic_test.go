@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
@@ -35,7 +37,7 @@ func pod(name string, opts ...func(*corev1.Pod)) corev1.Pod {
 
 func ownedBy(kind, name string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
-		p.OwnerReferences = []metav1.OwnerReference{{Kind: kind, Name: name, Controller: ptr.To(true)}}
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, Controller: ptr.To(true)}}
 	}
 }
 
@@ -72,13 +74,39 @@ func TestJudge(t *testing.T) {
 			verdict{act: actSkip, reason: "daemonset lookup failed: boom"}},
 		{"bare pod evicted", pod("a"), true, verdict{act: actEvict, reason: "no controller: nothing will recreate it", warn: true}},
 		{"bare pod kept", pod("a"), false, verdict{act: actSkip, reason: reasonUnmanaged}},
+		// Not an apps/v1 DaemonSet: no node agent by rule, evicted like any pod.
+		{"other group's daemonset", pod("a", func(p *corev1.Pod) {
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: "DaemonSet", Name: "live", Controller: ptr.To(true)}}
+		}), true, verdict{act: actEvict}},
+		{"tolerates the cordon", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		}), true, verdict{act: actSkip, reason: reasonTolerates}},
+		{"tolerates both taints by key", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{
+				{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+				{Key: TaintKey, Operator: corev1.TolerationOpEqual, Value: "spot-interruption"},
+			}
+		}), true, verdict{act: actSkip, reason: reasonTolerates}},
+		{"bare pod tolerating the cordon is not recreated", pod("a", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		}), true, verdict{act: actEvict, reason: "no controller: nothing will recreate it", warn: true}},
+		{"tolerates only unschedulable", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists}}
+		}), true, verdict{act: actEvict}},
+		{"tolerates another taint value", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{
+				{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists},
+				{Key: TaintKey, Operator: corev1.TolerationOpEqual, Value: "rebalance-recommendation"},
+			}
+		}), true, verdict{act: actEvict}},
 		{"emptyDir", pod("a", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 		}), true, verdict{act: actEvict, reason: "emptyDir data is lost with the instance"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := judge(context.Background(), &tt.pod, tt.unmanaged, dsExists)
+			taint := corev1.Taint{Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectNoSchedule}
+			got := judge(context.Background(), &tt.pod, judgeOpts{evictUnmanaged: tt.unmanaged, dsExists: dsExists, taint: taint})
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(verdict{})); diff != "" {
 				t.Errorf("judge() mismatch (-want +got):\n%s", diff)
 			}
@@ -88,7 +116,6 @@ func TestJudge(t *testing.T) {
 
 func TestPlanWaves(t *testing.T) {
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ds"}}
-	d := New(fake.NewClientset(ds), DefaultConfig(), nil)
 	pods := []corev1.Pod{
 		pod("critical", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) { p.Spec.Priority = ptr.To[int32](2000001000) }),
 		pod("cluster-critical", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) { p.Spec.Priority = ptr.To[int32](2000000000) }),
@@ -97,28 +124,39 @@ func TestPlanWaves(t *testing.T) {
 		pod("agent", ownedBy("DaemonSet", "ds")),
 		pod("leaving", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{} }),
 	}
-	p := d.plan(context.Background(), pods, slog.New(slog.DiscardHandler))
-	keys := func(ts []*target) []string {
-		var out []string
+	objs := []runtime.Object{ds}
+	for i := range pods {
+		objs = append(objs, &pods[i])
+	}
+	d := New(fake.NewClientset(objs...), DefaultConfig(), nil)
+	r, err := d.newRun(context.Background(), Request{Node: "n1", Kind: "spot-interruption", Evict: true}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("newRun: %v", err)
+	}
+	keys := func(ts []*target, waiting bool) []string {
+		out := []string{}
 		for _, t := range ts {
-			out = append(out, t.key)
+			if (t.state == stateWaiting) == waiting {
+				out = append(out, t.key)
+			}
 		}
+		slices.Sort(out)
 		return out
 	}
 	got := map[string][]string{
-		"wave0":   keys(p.waves[0]),
-		"wave1":   keys(p.waves[1]),
-		"waiting": keys(p.waiting),
+		"wave0":   keys(r.queued[0], false),
+		"wave1":   keys(r.queued[1], false),
+		"waiting": keys(r.queued[0], true),
 	}
 	want := map[string][]string{
 		"wave0":   {"ns/high", "ns/plain"},
-		"wave1":   {"ns/critical", "ns/cluster-critical"},
+		"wave1":   {"ns/cluster-critical", "ns/critical"},
 		"waiting": {"ns/leaving"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plan waves mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]Skipped{{Pod: "ns/agent", Reason: reasonDaemonSet}}, p.skipped); diff != "" {
+	if diff := cmp.Diff([]Skipped{{Pod: "ns/agent", Reason: reasonDaemonSet}}, r.skipped); diff != "" {
 		t.Errorf("plan skipped mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -179,6 +217,8 @@ func TestClassify(t *testing.T) {
 	pods := schema.GroupResource{Resource: "pods"}
 	budget := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 	budget.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause}}
+	processing := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)
+	processing.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause, Message: "The disruption budget b is still being processed by the server."}}
 	nsGoing := apierrors.NewForbidden(pods, "p", errors.New("namespace terminating"))
 	nsGoing.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
 	tests := []struct {
@@ -188,17 +228,24 @@ func TestClassify(t *testing.T) {
 	}{
 		{"accepted", nil, outEvicted},
 		{"not found", apierrors.NewNotFound(pods, "p"), outGone},
-		{"uid precondition", apierrors.NewConflict(pods, "p", errors.New("uid mismatch")), outGone},
+		{"uid precondition", apierrors.NewConflict(pods, "p", errors.New("uid mismatch")), outConflict},
 		{"pdb cause", budget, outBlocked},
-		{"pdb message", apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10), outBlocked},
-		{"several pdbs", apierrors.NewInternalError(errors.New("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")), outBlocked},
-		{"pdb bookkeeping behind", apierrors.NewForbidden(schema.GroupResource{Group: "policy", Resource: "poddisruptionbudget"}, "b", errors.New("too big")), outBlocked},
+		{"pdb being processed", processing, outBlocked},
+		// The eviction handler's exact answer: a Status, code 500, no reason.
+		{"several pdbs", &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500,
+			Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}}, outFailed},
+		{"server fault", apierrors.NewInternalError(errors.New("etcd leader changed")), outRetry},
+		{"pdb bookkeeping behind", apierrors.NewForbidden(schema.GroupResource{Group: "policy", Resource: "poddisruptionbudget"}, "b", errors.New("pdb disruptions allowed is negative")), outBlocked},
 		{"api throttling", apierrors.NewTooManyRequests("too many requests, please try again later", 1), outRetry},
+		{"throttling naming a budget", apierrors.NewTooManyRequests("disruption budget of pod poddisruptionbudget-0", 1), outRetry},
 		{"server timeout", apierrors.NewServerTimeout(pods, "create", 1), outRetry},
+		{"pdb update conflicts", apierrors.NewTimeoutError(`couldn't update PodDisruptionBudget "b" due to conflicts`, 10), outRetry},
 		{"unavailable", apierrors.NewServiceUnavailable("etcd"), outRetry},
 		{"connection", errors.New("dial tcp: connection refused"), outRetry},
 		{"namespace terminating", nsGoing, outNSGoing},
 		{"rbac", apierrors.NewForbidden(pods, "p", errors.New("cannot create pods/eviction")), outFailed},
+		// A pod's name is no reason to think a budget refused it.
+		{"rbac on a pod named like a budget", apierrors.NewForbidden(pods, "poddisruptionbudget-sync-0", errors.New(`User "drainpipe" cannot create resource "pods/eviction"`)), outFailed},
 		{"bad request", apierrors.NewBadRequest("nope"), outFailed},
 	}
 	for _, tt := range tests {

@@ -1,12 +1,11 @@
 package drain
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,24 +19,34 @@ const (
 	statePending state = iota // not evicted yet
 	stateBlocked              // refused by a disruption budget; retrying
 	stateEvicted              // eviction accepted
+	stateDeleted              // deleted at the deadline past a disruption budget
 	stateWaiting              // terminating, not by our eviction
 	stateGone                 // left the node before we evicted it
 	stateFailed               // refused for good
 )
 
-// run is one Run's evicting part: the plan, what the watch has seen and
-// each target's state.
+// run is one Run's evicting part: what the watch has seen and each
+// target's state.
 type run struct {
 	d    *Drainer
 	req  Request
 	log  *slog.Logger
-	plan plan
+	opts judgeOpts
 	sem  chan struct{}
-	rv   string // resourceVersion of the pod list the plan came from
+	rv   string // resourceVersion of the pod list the Run started from
+
+	// ctx bounds requests (the caller's budget); stop ends retries and
+	// waiting (ctx or the request's deadline). Set before any work starts.
+	ctx, stop context.Context
+	wg        sync.WaitGroup // eviction goroutines
 
 	mu      sync.Mutex
 	present map[string]types.UID // pods on the node, by namespace/name
+	judged  map[types.UID]bool   // pods already judged, targets or skipped
 	targets map[string]*target
+	skipped []Skipped
+	started [2]bool       // waves started
+	queued  [2][]*target  // targets waiting for their wave
 	changed chan struct{} // closed and replaced on every change
 }
 
@@ -48,21 +57,20 @@ func (d *Drainer) newRun(ctx context.Context, req Request, log *slog.Logger) (*r
 	}
 	r := &run{
 		d: d, req: req, log: log,
-		plan:    d.plan(ctx, list.Items, log),
+		opts: judgeOpts{
+			evictUnmanaged: d.cfg.EvictUnmanaged,
+			dsExists:       d.daemonSetCache(),
+			taint:          corev1.Taint{Key: TaintKey, Value: req.Kind, Effect: corev1.TaintEffect(d.cfg.TaintEffect)},
+		},
 		sem:     make(chan struct{}, d.cfg.Concurrency),
 		rv:      list.ResourceVersion,
 		present: presentPods(list.Items),
+		judged:  map[types.UID]bool{},
 		targets: map[string]*target{},
 		changed: make(chan struct{}),
 	}
-	for _, t := range r.plan.waiting {
-		t.state = stateWaiting
-		r.targets[t.key] = t
-	}
-	for _, wave := range r.plan.waves {
-		for _, t := range wave {
-			r.targets[t.key] = t
-		}
+	for i := range list.Items {
+		r.admit(ctx, &list.Items[i])
 	}
 	return r, nil
 }
@@ -77,8 +85,9 @@ func presentPods(pods []corev1.Pod) map[string]types.UID {
 	return m
 }
 
-// drain evicts wave after wave and waits for the pods to go. Retries and
-// waiting end at the request's deadline or when ctx ends.
+// drain evicts wave after wave and waits for the pods to go, judging pods
+// that arrive meanwhile. Retries and waiting end at the request's deadline
+// or when ctx ends. Every goroutine it starts has ended when it returns.
 func (r *run) drain(ctx context.Context) {
 	if len(r.targets) == 0 {
 		return
@@ -88,82 +97,130 @@ func (r *run) drain(ctx context.Context) {
 		stop, cancelStop = context.WithDeadline(ctx, r.req.Deadline)
 	}
 	defer cancelStop()
+	r.ctx, r.stop = ctx, stop
 	watchCtx, cancelWatch := context.WithCancel(ctx)
-	defer cancelWatch()
-	go r.watch(watchCtx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watch(watchCtx)
+	}()
 
-	var wg sync.WaitGroup
-	// Ordinary pods still terminating from an earlier Run belong to the
-	// first wave: a resumed drain waits for them before the critical wave.
-	var launched []*target
-	for _, t := range r.plan.waiting {
-		if !t.critical {
-			launched = append(launched, t)
-		}
+	r.mu.Lock()
+	r.startWaveLocked(0)
+	r.mu.Unlock()
+	if r.waitWave() {
+		r.mu.Lock()
+		r.startWaveLocked(1)
+		r.mu.Unlock()
 	}
-	for i, wave := range r.plan.waves {
-		if len(wave) == 0 {
-			continue
-		}
-		if i > 0 && !r.waitWave(stop, launched) {
+	// Done means no evictable pod is left: before saying so, a fresh list
+	// catches pods the watch has not shown yet.
+	for r.waitFor(stop, r.finished) {
+		if r.recheck(ctx) == 0 {
 			break
 		}
-		r.log.Debug("wave started", slog.Int("wave", i), slog.Int("pods", len(wave)))
-		for _, t := range wave {
-			wg.Go(func() { r.evict(ctx, stop, t) })
-		}
-		launched = append(launched, wave...)
 	}
-	r.waitUntil(stop, func() bool {
-		for _, t := range r.targets {
-			if !t.isGone && t.state != stateFailed {
-				return false
-			}
-		}
-		return true
-	})
 	cancelStop()
-	wg.Wait()
+	cancelWatch()
+	<-watched // no admission after this, so no wg.Go races wg.Wait
+	r.wg.Wait()
 }
 
-// waitWave waits until the earlier waves' pods are gone (or refused for
-// good), or until the critical reserve before the deadline begins. It
-// returns false when the Run must stop instead.
-func (r *run) waitWave(stop context.Context, earlier []*target) bool {
-	wctx, cancel := stop, context.CancelFunc(func() {})
+// settled reports whether t needs nothing more from the Run at now: it is
+// gone, refused for good, or stuck terminating.
+func (r *run) settled(t *target, now time.Time) bool {
+	return t.isGone || t.state == stateFailed || r.stuck(t, now)
+}
+
+// stuck reports whether t has outlived its deletion grace by the stuck
+// timeout (a finalizer no one removes, a dead kubelet). r.mu must be held.
+func (r *run) stuck(t *target, now time.Time) bool {
+	return !t.isGone && !t.ends.IsZero() && !now.Before(t.ends.Add(r.d.cfg.StuckAfter))
+}
+
+// stuckAt is when terminating t counts as stuck; zero when it cannot.
+func (r *run) stuckAt(t *target) time.Time {
+	if t.isGone || t.ends.IsZero() {
+		return time.Time{}
+	}
+	return t.ends.Add(r.d.cfg.StuckAfter)
+}
+
+// finished is the Run's end condition: every target settled. r.mu held.
+func (r *run) finished(now time.Time) (bool, time.Time) {
+	return r.all(now, func(t *target) bool { return r.settled(t, now) })
+}
+
+// all reports whether ok holds for every target, and otherwise the
+// earliest time a target may turn stuck (zero for none), to wake at.
+func (r *run) all(now time.Time, ok func(*target) bool) (bool, time.Time) {
+	var wake time.Time
+	done := true
+	for _, t := range r.targets {
+		if ok(t) {
+			continue
+		}
+		done = false
+		if at := r.stuckAt(t); !at.IsZero() && (wake.IsZero() || at.Before(wake)) {
+			wake = at
+		}
+	}
+	return done, wake
+}
+
+// waitWave waits until the critical wave may start: every ordinary pod is
+// gone, refused, stuck or blocked by a budget (a blocked pod may wait for
+// ever without a deadline; the critical pods' own budgets still hold), or
+// the critical reserve before the deadline has begun. It returns false
+// when the Run must stop instead.
+func (r *run) waitWave() bool {
+	wctx, cancel := r.stop, context.CancelFunc(func() {})
 	if !r.req.Deadline.IsZero() {
-		wctx, cancel = context.WithDeadline(stop, r.req.Deadline.Add(-r.d.cfg.CriticalReserve))
+		wctx, cancel = context.WithDeadline(r.stop, r.req.Deadline.Add(-r.d.cfg.CriticalReserve))
 	}
 	defer cancel()
-	r.waitUntil(wctx, func() bool {
-		for _, t := range earlier {
-			if !t.isGone && t.state != stateFailed {
-				return false
-			}
-		}
-		return true
+	r.waitFor(wctx, func(now time.Time) (bool, time.Time) {
+		return r.all(now, func(t *target) bool {
+			return t.critical || t.state == stateBlocked || r.settled(t, now)
+		})
 	})
-	return stop.Err() == nil
+	return r.stop.Err() == nil
 }
 
-// waitUntil waits until cond, evaluated under r.mu, holds or ctx ends.
-func (r *run) waitUntil(ctx context.Context, cond func() bool) bool {
+// waitFor waits until cond, evaluated under r.mu, holds or ctx ends. cond
+// also returns when to evaluate it again without a change (zero: only on
+// a change).
+func (r *run) waitFor(ctx context.Context, cond func(now time.Time) (bool, time.Time)) bool {
 	for {
 		r.mu.Lock()
-		ok, ch := cond(), r.changed
+		now := r.d.now()
+		ok, wake := cond(now)
+		ch := r.changed
 		r.mu.Unlock()
 		if ok {
 			return true
 		}
+		var timer <-chan time.Time
+		var t *time.Timer
+		if !wake.IsZero() {
+			t = time.NewTimer(wake.Sub(now))
+			timer = t.C
+		}
 		select {
 		case <-ch:
+		case <-timer:
 		case <-ctx.Done():
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
 			return false
 		}
 	}
 }
 
-// broadcast wakes waitUntil; r.mu must be held.
+// broadcast wakes waitFor; r.mu must be held.
 func (r *run) broadcast() {
 	close(r.changed)
 	r.changed = make(chan struct{})
@@ -179,65 +236,3 @@ func (r *run) acquire(ctx context.Context) error {
 }
 
 func (r *run) release() { <-r.sem }
-
-// left reports whether t has left the node.
-func (r *run) left(t *target) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return t.isGone
-}
-
-// settle records t's new state and reports whether it changed.
-func (r *run) settle(t *target, s state, detail string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t.detail = detail
-	if t.state == s {
-		return false
-	}
-	t.state = s
-	r.broadcast()
-	return true
-}
-
-// note records the last transient error for t.
-func (r *run) note(t *target, detail string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t.detail = detail
-}
-
-// report summarises the targets and the plan.
-func (r *run) report() Report {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rep := Report{Node: r.req.Node, Skipped: slices.Clone(r.plan.skipped)}
-	for _, t := range r.targets {
-		switch {
-		case t.state == stateEvicted:
-			rep.Evicted = append(rep.Evicted, t.key)
-			if !t.isGone {
-				rep.Terminating = append(rep.Terminating, t.key)
-			}
-		case t.isGone:
-		case t.state == stateWaiting:
-			rep.Terminating = append(rep.Terminating, t.key)
-		case t.state == stateBlocked:
-			rep.BlockedByPDB = append(rep.BlockedByPDB, t.key)
-		case t.state == stateFailed:
-			rep.Failed = append(rep.Failed, Skipped{Pod: t.key, Reason: t.detail})
-		case t.detail != "":
-			rep.Failed = append(rep.Failed, Skipped{Pod: t.key, Reason: "retrying: " + t.detail})
-		default:
-			rep.Pending = append(rep.Pending, t.key)
-		}
-	}
-	for _, l := range [][]string{rep.Evicted, rep.Terminating, rep.BlockedByPDB, rep.Pending} {
-		slices.Sort(l)
-	}
-	bySkippedPod := func(a, b Skipped) int { return cmp.Compare(a.Pod, b.Pod) }
-	slices.SortFunc(rep.Failed, bySkippedPod)
-	slices.SortFunc(rep.Skipped, bySkippedPod)
-	rep.Done = len(rep.Terminating)+len(rep.BlockedByPDB)+len(rep.Pending)+len(rep.Failed) == 0
-	return rep
-}

@@ -6,16 +6,17 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// watch follows the node's pods from the plan's list until ctx ends, so a
+// watch follows the node's pods from the Run's list until ctx ends, so a
 // Run learns that a pod is gone the moment the API server deletes it rather
-// than at the next poll. When the watch breaks it resumes from the last
-// resourceVersion seen, and relists when that is too old.
+// than at the next poll, and judges pods bound to the node meanwhile. When
+// the watch breaks it resumes from the last resourceVersion seen, and
+// relists when that is too old; a watch that fails or ends without an
+// event is retried after a backoff.
 func (r *run) watch(ctx context.Context) {
 	rv := r.rv
 	for failures := 0; ctx.Err() == nil; {
@@ -37,40 +38,46 @@ func (r *run) watch(ctx context.Context) {
 		})
 		if err != nil {
 			r.log.Debug("watching pods failed", slog.String("error", err.Error()))
-			failures++
 			rv = ""
-			if !sleep(ctx, backoff(failures, r.d.cfg.BackoffInitial, r.d.cfg.BackoffMax, rand.Float64)) {
-				return
+		} else {
+			var n int
+			rv, n = r.consume(ctx, w.ResultChan(), rv)
+			w.Stop()
+			if n > 0 {
+				failures = 0
+				continue
 			}
-			continue
 		}
-		rv = r.consume(w.ResultChan(), rv)
-		w.Stop()
-		failures = 0
+		failures++
+		if !sleep(ctx, backoff(failures, r.d.cfg.BackoffInitial, r.d.cfg.BackoffMax, rand.Float64)) {
+			return
+		}
 	}
 }
 
-// consume applies watch events until the channel closes and returns the
+// consume applies watch events until the channel closes. It returns the
 // resourceVersion to resume from, or "" when the watch must start over
-// from a fresh list.
-func (r *run) consume(events <-chan watch.Event, rv string) string {
+// from a fresh list, and how many events it applied.
+func (r *run) consume(ctx context.Context, events <-chan watch.Event, rv string) (string, int) {
+	n := 0
 	for ev := range events {
 		if ev.Type == watch.Error {
-			return ""
+			return "", n
 		}
-		obj, err := meta.Accessor(ev.Object)
-		if err != nil {
+		pod, ok := ev.Object.(*corev1.Pod)
+		if !ok {
 			continue
 		}
-		rv = obj.GetResourceVersion()
+		n++
+		rv = pod.ResourceVersion
 		switch ev.Type {
 		case watch.Added, watch.Modified:
-			r.observe(podKey(obj.GetNamespace(), obj.GetName()), obj.GetUID(), true)
+			r.observe(ctx, pod, true)
 		case watch.Deleted:
-			r.observe(podKey(obj.GetNamespace(), obj.GetName()), obj.GetUID(), false)
+			r.observe(ctx, pod, false)
 		}
 	}
-	return rv
+	return rv, n
 }
 
 // relist replaces what the watch knows with a fresh list.
@@ -81,26 +88,57 @@ func (r *run) relist(ctx context.Context) (string, error) {
 	}
 	present := presentPods(list.Items)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.present = present
 	for _, t := range r.targets {
 		r.checkGone(t)
 	}
+	r.mu.Unlock()
+	for i := range list.Items {
+		r.admit(ctx, &list.Items[i])
+	}
 	return list.ResourceVersion, nil
 }
 
-// observe records that pod key with uid is (or is no longer) on the node.
-func (r *run) observe(key string, uid types.UID, here bool) {
+// recheck lists the node's pods once more and admits those not judged
+// yet, returning how many became targets. A failed list admits none: the
+// watch has the last word then.
+func (r *run) recheck(ctx context.Context) int {
+	list, err := r.d.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: nodeSelector(r.req.Node)})
+	if err != nil {
+		r.log.Debug("listing pods again failed", slog.String("error", err.Error()))
+		return 0
+	}
+	n := 0
+	for i := range list.Items {
+		if r.admit(ctx, &list.Items[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// observe records that pod is (or is no longer) on the node, and judges
+// it when it is new to the Run.
+func (r *run) observe(ctx context.Context, pod *corev1.Pod, here bool) {
+	key := podKey(pod.Namespace, pod.Name)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch {
 	case here:
-		r.present[key] = uid
-	case r.present[key] == uid:
+		r.present[key] = pod.UID
+	case r.present[key] == pod.UID:
 		delete(r.present, key)
 	}
 	if t, ok := r.targets[key]; ok {
+		if ts := pod.DeletionTimestamp; here && t.uid == pod.UID && ts != nil && !ts.Time.Equal(t.ends) {
+			t.ends = ts.Time
+			r.broadcast()
+		}
 		r.checkGone(t)
+	}
+	known := r.judged[pod.UID]
+	r.mu.Unlock()
+	if here && !known {
+		r.admit(ctx, pod)
 	}
 }
 

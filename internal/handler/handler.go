@@ -93,6 +93,9 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	if len(retried) > 0 && h.opts.OnRetry != nil {
 		h.retry(ctx, retried)
 	}
+	if f, ok := h.opts.Actor.(flusher); ok {
+		h.flush(ctx, f)
+	}
 	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
 		slog.Int("records", len(p.records)),
 		slog.Int("tasks", len(p.tasks)),
@@ -108,11 +111,8 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 // retry calls OnRetry within the reserve, turning a panic into a log line:
 // hastening redelivery must never cost the batch its answer.
 func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage) {
-	if deadline, ok := ctx.Deadline(); ok && h.opts.DeadlineReserve > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve/4))
-		defer cancel()
-	}
+	ctx, cancel := h.beforeAnswer(ctx)
+	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			h.opts.Log.ErrorContext(ctx, "retry hook panicked", "panic", fmt.Sprint(p))

@@ -1,7 +1,6 @@
 package handler
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,9 +46,8 @@ func (h *Handler) plan(msgs []events.SQSMessage) plan {
 					skipped = append(skipped, policy.IgnoreReason(in.Kind))
 					continue
 				}
-				if h.stale(in) {
-					skipped = append(skipped, fmt.Sprintf("stale: event of %s is older than the maximum event age %s",
-						in.Time.Format(time.RFC3339), h.opts.MaxEventAge))
+				if why, stale := Stale(in, r.receiveCount, h.opts.MaxEventAge, h.opts.Now()); stale {
+					skipped = append(skipped, why)
 					continue
 				}
 			}
@@ -76,19 +74,6 @@ func (h *Handler) plan(msgs []events.SQSMessage) plan {
 		}
 	}
 	return p
-}
-
-// stale reports whether an interruption is too old to act on: a redrive of
-// an old message must not drain a node that has long since been replaced.
-func (h *Handler) stale(in event.Interruption) bool {
-	if h.opts.MaxEventAge <= 0 {
-		return false
-	}
-	ref := in.Time
-	if !in.Deadline.IsZero() {
-		ref = in.Deadline
-	}
-	return !ref.IsZero() && h.opts.Now().Sub(ref) > h.opts.MaxEventAge
 }
 
 // narrow is in as it concerns one instance, so an actor sees only its own

@@ -33,6 +33,7 @@ const (
 	ReasonDrainBlocked            = "DrainBlocked"
 	ReasonDrainUnfinished         = "DrainUnfinished"
 	ReasonEvictionRefused         = "EvictionRefused"
+	ReasonDeletedAtDeadline       = "DeletedAtDeadline"
 )
 
 // Reason is the event reason for an interruption kind.

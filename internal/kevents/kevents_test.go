@@ -51,6 +51,7 @@ func TestRunWritesNodeAndPodEvents(t *testing.T) {
 			{Type: drain.EventEvicted, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1", GraceSeconds: -1},
 			{Type: drain.EventBlocked, Node: req.Node, Pod: "shop/db-0", PodUID: "uid-2", Detail: "Cannot evict pod"},
 			{Type: drain.EventGone, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1"},
+			{Type: drain.EventDeleted, Node: req.Node, Pod: "shop/db-1", PodUID: "uid-3", GraceSeconds: 4},
 		}})
 	if _, err := d.Run(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestRunWritesNodeAndPodEvents(t *testing.T) {
 		"Node " + req.Node + " " + req.Node: {"Normal/Drained", "Normal/SpotInterruption"},
 		"Pod web-1 uid-1":                   {"Normal/SpotInterruption"},
 		"Pod db-0 uid-2":                    {"Warning/DrainBlocked"},
+		"Pod db-1 uid-3":                    {"Warning/DeletedAtDeadline"},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("events by object (-want +got):\n%s", diff)

@@ -119,6 +119,10 @@ func (r *Recorder) Observe(e drain.Event) {
 		s.pod(ref, corev1.EventTypeWarning, ReasonDrainBlocked,
 			fmt.Sprintf("Eviction from node %s refused by a PodDisruptionBudget; Drainpipe keeps retrying%s: %s",
 				e.Node, until(s.req.Deadline), e.Detail))
+	case drain.EventDeleted:
+		s.pod(ref, corev1.EventTypeWarning, ReasonDeletedAtDeadline,
+			fmt.Sprintf("Deleted from node %s with %d s grace: a PodDisruptionBudget still blocked its eviction and the instance "+
+				"goes%s", e.Node, e.GraceSeconds, until(s.req.Deadline)))
 	case drain.EventFailed:
 		s.pod(ref, corev1.EventTypeWarning, ReasonEvictionRefused,
 			fmt.Sprintf("Eviction from node %s refused: %s", e.Node, e.Detail))

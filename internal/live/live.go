@@ -74,6 +74,8 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.ExcludeFromLB = cfg.ExcludeFromLB
 	dcfg.EvictUnmanaged = cfg.EvictUnmanaged
 	dcfg.SafetyMargin = cfg.SafetyMargin
+	dcfg.DeadlineDelete = cfg.DeadlineDelete
+	dcfg.StuckAfter = cfg.StuckPodTimeout
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
@@ -82,6 +84,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
+		SafetyMargin:    cfg.SafetyMargin,
 		// Lifecycle hooks: their reserve, heartbeat cap and served groups.
 		HookReserve:       cfg.Hooks.Reserve,
 		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
@@ -114,7 +117,7 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 	}
 	overrides := map[string]eks.Endpoint{}
 	for name, url := range cfg.ClusterEndpoints {
-		overrides[name] = eks.Endpoint{URL: url}
+		overrides[name] = eks.Endpoint{URL: url, CAData: cfg.ClusterCAs[name]}
 	}
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
 }

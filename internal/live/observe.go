@@ -1,6 +1,7 @@
 package live
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"time"
@@ -97,5 +98,14 @@ func (rs recorders) RecordDrain(cluster string, r drain.Report) {
 func (rs recorders) RecordHook(op pipeline.HookOp, l event.Lifecycle, alreadyDone bool, err error) {
 	for _, rec := range rs {
 		rec.RecordHook(op, l, alreadyDone, err)
+	}
+}
+
+// Flush flushes the recorders that have work in flight (the webhook).
+func (rs recorders) Flush(ctx context.Context) {
+	for _, rec := range rs {
+		if f, ok := rec.(interface{ Flush(context.Context) }); ok {
+			f.Flush(ctx)
+		}
 	}
 }

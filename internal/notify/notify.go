@@ -50,6 +50,8 @@ type Notifier struct {
 
 	mu      sync.Mutex
 	pending map[string]string // cluster of drains awaiting their task, by node
+
+	sending sync.WaitGroup // messages in flight
 }
 
 var _ pipeline.Recorder = (*Notifier)(nil)
@@ -116,8 +118,10 @@ func (n *Notifier) RecordDrain(cluster string, r drain.Report) {
 }
 
 // RecordTask sends one message for a task that acted on a node (done, or
-// to be retried), bounded by Options.Timeout. Failures are logged and
-// reported to OnError only.
+// to be retried), bounded by Options.Timeout. It does not wait for it: a
+// slow webhook must not hold the task past the batch's cut-off, which would
+// retry a record whose work is done. Failures are logged and reported to
+// OnError only. Flush waits for the messages.
 func (n *Notifier) RecordTask(t handler.Task, r handler.Result, elapsed time.Duration) {
 	n.mu.Lock()
 	cluster, drained := n.pending[r.Node]
@@ -126,9 +130,27 @@ func (n *Notifier) RecordTask(t handler.Task, r handler.Result, elapsed time.Dur
 	if !drained || r.Node == "" || r.Status == handler.StatusIgnored {
 		return
 	}
-	if err := n.Send(context.Background(), Message(t, r, cluster, elapsed)); err != nil {
-		n.opts.Log.Warn("notifying the webhook", "instance_id", t.InstanceID, "node", r.Node, "error", err.Error())
-		n.opts.OnError(err)
+	msg := Message(t, r, cluster, elapsed)
+	n.sending.Go(func() {
+		if err := n.Send(context.Background(), msg); err != nil {
+			n.opts.Log.Warn("notifying the webhook", "instance_id", t.InstanceID, "node", r.Node, "error", err.Error())
+			n.opts.OnError(err)
+		}
+	})
+}
+
+// Flush waits until every message recorded so far is sent or has failed,
+// or until ctx ends (the rest may still go later). The handler calls it
+// once the batch's outcomes are settled, before answering.
+func (n *Notifier) Flush(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		n.sending.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
 

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
@@ -46,15 +48,25 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var in map[string]any
 	_ = json.NewDecoder(r.Body).Decode(&in)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	// Like the services, only the one secret and the one parameter exist,
+	// by ARN or by name.
 	switch r.Header.Get("X-Amz-Target") {
 	case "secretsmanager.GetSecretValue":
-		_ = json.NewEncoder(w).Encode(map[string]any{"ARN": in["SecretId"], "SecretString": f.value.Load()})
+		if id := in["SecretId"]; id != secretARN && id != "drainpipe/webhook" {
+			http.Error(w, `{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret."}`, http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"ARN": secretARN, "Name": "drainpipe/webhook", "SecretString": f.value.Load()})
 	case "AmazonSSM.GetParameter":
+		if name := in["Name"]; name != parameterARN && name != "/drainpipe/webhook" {
+			http.Error(w, `{"__type":"ParameterNotFound"}`, http.StatusBadRequest)
+			return
+		}
 		if in["WithDecryption"] != true {
 			http.Error(w, `{"__type":"ValidationException","message":"want decryption"}`, http.StatusBadRequest)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{"Name": in["Name"], "Value": f.value.Load()}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"Parameter": map[string]any{"Name": "/drainpipe/webhook", "ARN": parameterARN, "Value": f.value.Load()}})
 	default:
 		http.Error(w, `{"__type":"UnknownOperationException"}`, http.StatusBadRequest)
 	}
@@ -65,17 +77,24 @@ func awsConfig(url string) aws.Config {
 		Credentials: aws.AnonymousCredentials{}}
 }
 
+// secretOnFake is the Secret of arn read from a fake holding a webhook URL.
+func secretOnFake(t *testing.T, arn string) (*Secret, *fakeAWS) {
+	t.Helper()
+	fake := newFakeAWS(`{"url":"https://hooks.example.test/T000/B000/XXXX"}`)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	cfg := awsConfig(srv.URL)
+	s, err := NewSecretWith(arn, secretsmanager.NewFromConfig(cfg), ssm.NewFromConfig(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, fake
+}
+
 func TestSecretReadsOnceByARN(t *testing.T) {
 	for _, arn := range []string{secretARN, parameterARN} {
 		t.Run(arn, func(t *testing.T) {
-			fake := newFakeAWS(`{"url":"https://hooks.example.test/T000/B000/XXXX"}`)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			cfg := awsConfig(srv.URL)
-			s, err := NewSecretWith(arn, secretsmanager.NewFromConfig(cfg), ssm.NewFromConfig(cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, fake := secretOnFake(t, arn)
 			for range 3 {
 				u, err := s.URL(context.Background())
 				if err != nil {
@@ -87,6 +106,23 @@ func TestSecretReadsOnceByARN(t *testing.T) {
 			}
 			if n := fake.calls.Load(); n != 1 {
 				t.Errorf("%d reads of the secret, want 1 (cached)", n)
+			}
+		})
+	}
+}
+
+// The fake answers only the secret and the parameter it holds, so a
+// Secret reading another one fails as it would against AWS.
+func TestSecretOfAnotherARNNotFound(t *testing.T) {
+	for arn, code := range map[string]string{
+		"arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/other-AbCdEf": "ResourceNotFoundException",
+		"arn:aws:ssm:eu-west-1:123456789012:parameter/drainpipe/other":                "ParameterNotFound",
+	} {
+		t.Run(arn, func(t *testing.T) {
+			s, _ := secretOnFake(t, arn)
+			var api smithy.APIError
+			if _, err := s.URL(context.Background()); !errors.As(err, &api) || api.ErrorCode() != code {
+				t.Errorf("URL() error = %v, want %s", err, code)
 			}
 		})
 	}
@@ -176,6 +212,7 @@ func TestRecordTaskPostsOneMessage(t *testing.T) {
 	n.RecordDrain("prod", drain.Report{Node: "node-a"})
 	n.RecordTask(tk, res, 1500*time.Millisecond)
 	n.RecordTask(tk, handler.Result{Status: handler.StatusIgnored, Reason: "not ours"}, 0) // no drain: no message
+	n.Flush(context.Background())
 	want := []string{"Drainpipe: spot-interruption on instance i-0abc, node node-a (cluster prod), deadline 2026-11-20T10:02:00Z" +
 		" — done in 1.5s: drained node node-a: 2 evicted (event ev-1)"}
 	if diff := cmp.Diff(want, rcv.texts); diff != "" {
@@ -193,6 +230,7 @@ func TestFailingWebhookIsReportedNotRaised(t *testing.T) {
 	tk, res := task()
 	n.RecordDrain("prod", drain.Report{Node: "node-a"})
 	n.RecordTask(tk, res, time.Second)
+	n.Flush(context.Background())
 	if len(errs) != 1 {
 		t.Fatalf("OnError called %d times, want once", len(errs))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
@@ -108,6 +109,14 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	return r
 }
 
+// Flush waits, until ctx ends, for the recorder's work still in flight
+// (webhook messages), when it has any.
+func (a *Actor) Flush(ctx context.Context) {
+	if f, ok := a.rec.(interface{ Flush(context.Context) }); ok {
+		f.Flush(ctx)
+	}
+}
+
 // act carries the task out and returns its result with the hooks to
 // settle: those the instance's own group tag does not disown.
 func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog.Logger) (handler.Result, []hook) {
@@ -123,11 +132,8 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
 	}
 	now := a.clock.Now()
-	if t.ReceiveCount <= 1 && a.cfg.MaxEventAge > 0 {
-		if at := newest(t); !at.IsZero() && now.Sub(at) > a.cfg.MaxEventAge {
-			return ignored(fmt.Sprintf("stale: event is %s past its time or deadline (max event age %s)",
-				now.Sub(at).Round(time.Second), a.cfg.MaxEventAge))
-		}
+	if why, stale := staleTask(t, a.cfg.MaxEventAge, now); stale {
+		return ignored(why)
 	}
 	p := primary(t)
 	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
@@ -135,8 +141,10 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
+	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
+		return ignored(fmt.Sprintf("instance not found in EC2: %v", err))
 	case err != nil:
-		return retry(fmt.Sprintf("looking up instance: %v", err))
+		return retryAWS("looking up instance", err, log)
 	case !found:
 		return ignored("instance not found in EC2")
 	case inst.State == "terminated":
@@ -149,7 +157,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
-		return retry(fmt.Sprintf("connecting to cluster %s: %v", inst.Cluster, err))
+		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	node, err := a.findNode(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) {
@@ -183,7 +191,8 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 // deadline less the hook reserve) runs out, or the instance's deadline
 // passes; the keeper heartbeats the hooks meanwhile.
 func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, stopped bool, log *slog.Logger) handler.Result {
-	dctx, cancel := a.budget(ctx, req.Deadline)
+	stopAt, margin := a.stopAt(req.Deadline, stopped)
+	dctx, cancel := a.budget(ctx, stopAt)
 	defer cancel()
 	if dctx.Err() != nil {
 		return retry(fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve))
@@ -204,11 +213,28 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 	case stopped && !a.clock.Now().Before(req.Deadline):
 		return done(fmt.Sprintf("instance is stopped: evictions issued on node %s, the node controller removes what its "+
 			"kubelet cannot finish: %s", req.Node, summary(rep)))
-	case !req.Deadline.IsZero() && !a.clock.Now().Before(req.Deadline):
-		return done(fmt.Sprintf("instance deadline passed before node %s finished draining: %s", req.Node, summary(rep)))
+	case !stopAt.IsZero() && !a.clock.Now().Before(stopAt):
+		less := ""
+		if margin > 0 {
+			less = fmt.Sprintf(" (less the %s safety margin)", margin)
+		}
+		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
 	}
 	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
 		req.Node, summary(rep)))
+}
+
+// stopAt is when the drain stops waiting: the instance's deadline less
+// the safety margin, or the deadline itself (margin 0) when less than the
+// margin is left or the deadline is our own wait for a stopped instance.
+func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Duration) {
+	if deadline.IsZero() || stopped || a.cfg.SafetyMargin <= 0 {
+		return deadline, 0
+	}
+	if at := deadline.Add(-a.cfg.SafetyMargin); at.After(a.clock.Now()) {
+		return at, a.cfg.SafetyMargin
+	}
+	return deadline, 0
 }
 
 // budget bounds the drain by the context's deadline less the reserve and by

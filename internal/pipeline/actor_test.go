@@ -332,6 +332,9 @@ func TestActHeartbeatsDuringDrain(t *testing.T) {
 
 // The same event delivered three times at once ends the same way each time
 // and completes the hook successfully once.
+// Duplicate deliveries of one lifecycle message race: each attempt drains
+// the node and sends exactly one completion of the same action, and the
+// duplicates that find it already completed still end done, not retry.
 func TestActDuplicates(t *testing.T) {
 	r := newRig(t, rigOpts{})
 	tk := task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0))
@@ -342,15 +345,30 @@ func TestActDuplicates(t *testing.T) {
 	}
 	wg.Wait()
 	for i, got := range results {
-		if diff := cmp.Diff(results[0], got); diff != "" {
-			t.Errorf("result %d differs from result 0 (-0 +%d):\n%s", i, i, diff)
+		if got.Status != handler.StatusDone || got.Node != nodeName {
+			t.Errorf("result %d = {%s %q node %q}, want done on %s", i, statusName(got.Status), got.Reason, got.Node, nodeName)
 		}
 	}
-	if results[0].Status != handler.StatusDone {
-		t.Errorf("status = %s, want done", statusName(results[0].Status))
+	r.drainer.mu.Lock()
+	drains := len(r.drainer.reqs)
+	r.drainer.mu.Unlock()
+	if drains != len(results) {
+		t.Errorf("drains = %d, want one per attempt (%d)", drains, len(results))
 	}
-	if r.rec.completed != 1 {
-		t.Errorf("successful completions = %d, want 1", r.rec.completed)
+	r.hooks.mu.Lock()
+	completes := append([]event.Lifecycle(nil), r.hooks.completes...)
+	r.hooks.mu.Unlock()
+	want := *lifecycleEvent(t0).Lifecycle
+	if len(completes) != len(results) {
+		t.Errorf("completions sent = %d, want one per attempt (%d)", len(completes), len(results))
+	}
+	for i, l := range completes {
+		if l != want {
+			t.Errorf("completion %d = %+v, want %+v", i, l, want)
+		}
+	}
+	if got := strings.Count(r.logs.String(), `"already_done":true`); got != len(results)-1 {
+		t.Errorf("completions logged as already done = %d, want %d:\n%s", got, len(results)-1, r.logs)
 	}
 }
 

@@ -70,6 +70,11 @@ type Config struct {
 	// timeout (min(48 h, 100 × heartbeat timeout)) less the queue's
 	// visibility timeout.
 	MaxHookAge time.Duration
+	// SafetyMargin is kept back from an instance's deadline: the drain
+	// stops waiting this long before the instance goes (pods' grace
+	// periods are clamped to end by then too). With less than the margin
+	// left, the drain uses what is left. Zero keeps none.
+	SafetyMargin time.Duration
 	// StoppedWait is how long a drain of a stopped instance's node evicts
 	// and waits before it is acknowledged (see DefaultStoppedWait).
 	StoppedWait time.Duration
@@ -107,6 +112,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"hook reserve", c.HookReserve},
 		{"heartbeat interval", c.HeartbeatInterval},
 		{"max hook age", c.MaxHookAge},
+		{"safety margin", c.SafetyMargin},
 	} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %s is negative", d.name, d.v))

@@ -52,20 +52,20 @@ func primary(t handler.Task) event.Interruption {
 	return p
 }
 
-// newest returns the latest reference time of the task's interruptions,
-// each's deadline or, without one, its time; zero if none has either.
-func newest(t handler.Task) time.Time {
-	var n time.Time
+// staleTask applies handler.Stale to a whole task: it is stale when every
+// interruption is (none then has work left), with the first one's reason.
+func staleTask(t handler.Task, maxAge time.Duration, now time.Time) (string, bool) {
+	why := ""
 	for _, in := range t.Interruptions {
-		ref := in.Time
-		if !in.Deadline.IsZero() {
-			ref = in.Deadline
+		w, stale := handler.Stale(in, t.ReceiveCount, maxAge, now)
+		if !stale {
+			return "", false
 		}
-		if ref.After(n) {
-			n = ref
+		if why == "" {
+			why = w
 		}
 	}
-	return n
+	return why, why != ""
 }
 
 // kinds lists the distinct kinds of a task's interruptions for logs.

@@ -3,7 +3,8 @@
 // Auto Scaling query/XML, EKS REST/JSON, SQS AWS JSON 1.0), so the real
 // aws-sdk-go-v2 clients can be pointed at them with BaseEndpoint. It records
 // every call and can inject errors (throttling, access denied, inactive
-// lifecycle actions).
+// lifecycle actions). Like AWS it refuses a request whose SigV4 signature
+// does not verify against the static test credentials it hands out.
 //
 // One server answers all four services: EC2 and Auto Scaling are told
 // apart by their Action, EKS by its REST paths, SQS by its X-Amz-Target
@@ -53,7 +54,7 @@ type Call struct {
 	Service string
 	Action  string     // DescribeInstances, CompleteLifecycleAction, DescribeCluster, ...
 	Params  url.Values // the form for query protocols; {"name": ...} for EKS; SQS's JSON flattened as a form
-	Signed  bool       // an AWS SigV4 Authorization header was present
+	Signed  bool       // SigV4-signed with the test credentials for the service (others are refused)
 	Fault   Fault      // the fault answered, 0 when served normally
 	Time    time.Time  // when the request arrived (for timelines)
 }
@@ -112,7 +113,7 @@ func (s *Server) Config() aws.Config {
 		BaseEndpoint: aws.String(s.URL()),
 		HTTPClient:   bufferingClient{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}},
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "AKIDFAKEFAKEFAKE", SecretAccessKey: "fake-secret", Source: "awsfake"}, nil
+			return aws.Credentials{AccessKeyID: accessKeyID, SecretAccessKey: secretAccessKey, Source: "awsfake"}, nil
 		}),
 		Retryer: func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
@@ -132,8 +133,8 @@ func (s *Server) Env() []string {
 		"AWS_ENDPOINT_URL_EKS=" + s.URL(),
 		"AWS_ENDPOINT_URL_SQS=" + s.URL(),
 		"AWS_REGION=" + Region,
-		"AWS_ACCESS_KEY_ID=AKIDFAKEFAKEFAKE",
-		"AWS_SECRET_ACCESS_KEY=fake-secret",
+		"AWS_ACCESS_KEY_ID=" + accessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + secretAccessKey,
 	}
 }
 
@@ -230,7 +231,15 @@ func (s *Server) record(c Call) Fault {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	signed := strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ")
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.refused(w, r, body) {
+		return
+	}
+	const signed = true // refused otherwise
 	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/clusters/") {
 		name, err := url.PathUnescape(strings.TrimPrefix(r.URL.Path, "/clusters/"))
 		if err != nil || name == "" || strings.Contains(name, "/") {
@@ -243,11 +252,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/" {
 		http.Error(w, fmt.Sprintf("awsfake: no route for %s %s", r.Method, r.URL.Path), http.StatusNotFound)
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	if op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), sqsTargetPrefix); ok {

@@ -67,6 +67,7 @@ func newLive(t *testing.T) *live {
 		"AWS_ENDPOINT_URL_SQS=" + fake.URL(),
 		"DRAINPIPE_LOG_LEVEL=debug",
 	}
+	env = append(env, fake.Env()...) // its credentials too: the fake verifies signatures
 	queue := fake.AddQueue(queueAccount, queueName)
 	return &live{aws: fake, queue: queue, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env}
 }

@@ -193,6 +193,14 @@ func newWebhookScene(t *testing.T, status int) (*webhookScene, []string) {
 			http.Error(w, `{"__type":"UnknownOperationException"}`, http.StatusBadRequest)
 			return
 		}
+		var in struct {
+			SecretID string `json:"SecretId"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.SecretID != webhookSecretARN {
+			// As Secrets Manager answers for any other secret.
+			http.Error(w, `{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret."}`, http.StatusBadRequest)
+			return
+		}
 		s.mu.Lock()
 		s.reads++
 		s.mu.Unlock()

@@ -106,6 +106,7 @@ func TestLiveForeignClusterIgnored(t *testing.T) {
 
 // Budget: event received → node cordoned, on a warm function.
 func TestLiveBudgetCordonLatency(t *testing.T) {
+	budgetsOnly(t)
 	ctx := testContext(t)
 	l := startLive(t, "DRAINPIPE_ACTION_SPOT=cordon")
 	warm, n := l.node(ctx, served), l.node(ctx, served)
@@ -129,4 +130,5 @@ func TestLiveBudgetCordonLatency(t *testing.T) {
 	if _, at, ok := logLine(t, l.rt, map[string]string{"msg": "node cordoned", "node": n.Name}); ok {
 		t.Logf("budget: event received -> node cordoned (warm), invoke to the drain's log line: %v", at.Sub(start))
 	}
+	l.checkNode(ctx, t, n.Name, true, 0)
 }

@@ -48,6 +48,7 @@ type Sandbox struct {
 	kubeconfig string
 	config     *rest.Config
 	procs      []*process
+	reaper     *reaper // removes an own temporary directory if Stop never runs
 	launch     *launcher
 	log        *slog.Logger
 }
@@ -103,6 +104,13 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 			return nil, fmt.Errorf("creating sandbox directory: %w", err)
 		}
 		s.dir, s.ownDir = d, true
+		if !opts.Detach && !opts.KeepDir {
+			// Stop removes the directory; the reaper does when this
+			// process dies first (timeout, panic).
+			if s.reaper, err = startReaper(d); err != nil {
+				return nil, errors.Join(err, os.RemoveAll(d))
+			}
+		}
 	}
 	begin := time.Now()
 	if err := s.start(ctx, opts); err != nil {
@@ -154,6 +162,12 @@ func (s *Sandbox) Stop() error {
 		if err := os.RemoveAll(s.dir); err != nil {
 			errs = append(errs, fmt.Errorf("removing %s: %w", s.dir, err))
 		}
+	}
+	if s.reaper != nil { // the directory is removed, or kept on purpose
+		if err := s.reaper.release(); err != nil {
+			errs = append(errs, err)
+		}
+		s.reaper = nil
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +23,9 @@ func TestSideBySide(t *testing.T) {
 	shared := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	second, err := sandbox.Start(ctx, sandbox.Options{Dir: t.TempDir()})
+	// Its own temporary directory, so a timeout or panic here is cleaned
+	// up too (t.TempDir's cleanup would not run).
+	second, err := sandbox.Start(ctx, sandbox.Options{})
 	if err != nil {
 		t.Fatalf("starting a second sandbox: %v", err)
 	}
@@ -47,11 +51,11 @@ func TestSideBySide(t *testing.T) {
 			t.Errorf("%s: server version %q, want %q", name, v.GitVersion, sandbox.KubernetesVersion)
 		}
 	}
-	if kubectl, err := exec.LookPath("kubectl"); err == nil {
-		out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", second.KubeconfigPath(), "get", "namespaces", "-o", "name").CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "namespace/default") {
-			t.Errorf("kubectl get namespaces: %v\n%s", err, out)
-		}
+	// The kubectl make sandbox-build builds, of the sandbox's version.
+	kubectl := filepath.Join(sandbox.DefaultBinDir(os.Getenv), "kubectl")
+	out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", second.KubeconfigPath(), "get", "namespaces", "-o", "name").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "namespace/default") {
+		t.Errorf("kubectl get namespaces: %v (run make sandbox-build if %s is missing)\n%s", err, kubectl, out)
 	}
 
 	pids := second.PIDs()
@@ -59,6 +63,9 @@ func TestSideBySide(t *testing.T) {
 		t.Fatalf("stopping: %v", err)
 	}
 	stopped = true
+	if _, err := os.Stat(second.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("sandbox directory %s after Stop: stat error %v, want it removed", second.Dir(), err)
+	}
 	for name, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("%s (pid %d) still exists after Stop: kill(0) = %v", name, pid, err)

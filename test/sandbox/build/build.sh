@@ -33,6 +33,8 @@ build kwok sigs.k8s.io/kwok/cmd/kwok "2-3 min"
 build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "1 min"
 build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "3 min"
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "8 min"
+# Not run by the sandbox: the tests check that kubectl can use its kubeconfig.
+build kubectl k8s.io/kubernetes/cmd/kubectl "2 min"
 # kwok's default stages ship in its module; a reference copy goes beside the
 # binaries (the sandbox embeds its own, adapted, in test/sandbox/stages).
 stages="$BIN/../stages"

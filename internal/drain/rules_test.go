@@ -1,0 +1,60 @@
+package drain
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+func TestGraceForEndsOrdinaryPodsBeforeTheReserve(t *testing.T) {
+	cfg := DefaultConfig() // margin 5 s, reserve 15 s
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		critical bool
+		left     time.Duration
+		want     *int64
+	}{
+		{"ordinary ends at the reserve", false, 2 * time.Minute, ptr.To[int64](105)},
+		{"critical ends at the margin", true, 2 * time.Minute, ptr.To[int64](115)},
+		{"ordinary inside the reserve falls back to the margin", false, 15 * time.Second, ptr.To[int64](10)},
+		{"no deadline keeps its own", false, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var deadline time.Time
+			if tt.left > 0 {
+				deadline = now.Add(tt.left)
+			}
+			got := cfg.graceFor(&target{grace: 300, critical: tt.critical}, deadline, now)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("graceFor mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReportKeepsTransientErrorsOutOfFailed(t *testing.T) {
+	d := New(nil, DefaultConfig(), nil)
+	r := &run{d: d, req: Request{Node: "n1"}, targets: map[string]*target{
+		"ns/retrying": {key: "ns/retrying", state: statePending, detail: "connection reset by peer"},
+		"ns/refused":  {key: "ns/refused", state: stateFailed, detail: "forbidden"},
+	}}
+	want := Report{Node: "n1", Pending: []string{"ns/retrying"}, Failed: []Skipped{{Pod: "ns/refused", Reason: "forbidden"}}}
+	if diff := cmp.Diff(want, r.report()); diff != "" {
+		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNoExecuteIsRefused(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TaintEffect = string(corev1.TaintEffectNoExecute)
+	_, err := New(nil, cfg, nil).Run(t.Context(), Request{Node: "n1", Kind: "rebalance-recommendation"})
+	if !errors.Is(err, ErrNoExecute) {
+		t.Errorf("Run with NoExecute: error %v, want ErrNoExecute", err)
+	}
+}
