@@ -70,7 +70,7 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 		ReportBatchItemFailures: jsii.Bool(true),
 	}))
 	suppress(role,
-		rule{"AwsSolutions-IAM5", "ec2:DescribeInstances supports no resource-level permissions, so its resource must be '*' (the action itself is exact).", "Resource::*"},
+		rule{"AwsSolutions-IAM5", "ec2:DescribeInstances and autoscaling:DescribeLifecycleHooks support no resource-level permissions, so their resource must be '*' (the actions themselves are exact and read-only).", "Resource::*"},
 		rule{"AwsSolutions-IAM5", "A Lambda log group's streams are created at run time; the grant is limited to this function's own log group.", "Resource::<FunctionLogs.*\\.Arn>:\\*"},
 		rule{"AwsSolutions-IAM5", "An Auto Scaling group's ARN contains a generated id unknown at deploy time; the group name (or the configured prefix) is fixed.", "Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:\\*:autoScalingGroupName/.*"},
 	)
@@ -107,6 +107,7 @@ func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
 			Actions:   jsii.Strings("autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"),
 			Resources: &groups,
 		}))
+		role.AddToPrincipalPolicy(describeHooksStatement())
 	}
 }
 

@@ -151,6 +151,8 @@ func TestFunctionRolePolicy(t *testing.T) {
 	lifecycle := func(groups ...string) statement {
 		return statement{Effect: "Allow", Actions: []string{"autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"}, Resources: groups}
 	}
+	// Read-only, and Auto Scaling's Describe actions take no resource.
+	describeHooks := statement{Effect: "Allow", Actions: []string{"autoscaling:DescribeLifecycleHooks"}, Resources: []string{"*"}}
 	tests := []struct {
 		name   string
 		change func(*Props)
@@ -158,12 +160,12 @@ func TestFunctionRolePolicy(t *testing.T) {
 	}{
 		{"names and prefix", func(*Props) {}, append(slices.Clone(base),
 			statement{Effect: "Allow", Actions: []string{"eks:DescribeCluster"}, Resources: []string{cluster("prod"), cluster("staging")}},
-			lifecycle(group("eks-*"), group("workers")))},
+			lifecycle(group("eks-*"), group("workers")), describeHooks)},
 		{"no groups", func(p *Props) { p.ASGNames, p.ASGNamePrefix = nil, "" }, append(slices.Clone(base),
 			statement{Effect: "Allow", Actions: []string{"eks:DescribeCluster"}, Resources: []string{cluster("prod"), cluster("staging")}})},
 		{"one cluster on aws-auth", func(p *Props) { p.AWSAuthClusters = []string{"prod"}; p.ASGNamePrefix = "" }, append(slices.Clone(base),
 			statement{Effect: "Allow", Actions: []string{"eks:DescribeCluster"}, Resources: []string{cluster("prod"), cluster("staging")}},
-			lifecycle(group("workers")))},
+			lifecycle(group("workers")), describeHooks)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

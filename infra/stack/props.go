@@ -191,6 +191,9 @@ func (p Props) Validate() error {
 	if p.Timeout < 10*time.Second || p.Timeout > 15*time.Minute || p.Timeout%time.Second != 0 {
 		bad("timeoutSeconds: %v is not a whole number of seconds in 10–900", p.Timeout.Seconds())
 	}
+	if err := p.checkReserves(); err != nil {
+		errs = append(errs, err)
+	}
 	if p.BatchSize < 1 || p.BatchSize > 10000 {
 		bad("batchSize: %d is outside 1–10000", p.BatchSize)
 	}
@@ -273,7 +276,8 @@ func (a Actions) fields() []actionField {
 func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
-		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT":
+		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
+		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
@@ -302,6 +306,7 @@ func (p Props) managedEnv() map[string]string {
 	}
 	env["DRAINPIPE_MAX_EVENT_AGE"] = fmt.Sprintf("%ds", int(p.MaxEventAge/time.Second))
 	env["DRAINPIPE_ACCEPT"] = p.accept()
+	p.groupEnv(env)
 	return env
 }
 

@@ -27,6 +27,12 @@ func TestValidate(t *testing.T) {
 		{"memory", func(p *Props) { p.MemoryMB = 64 }, "memorySize"},
 		{"timeout too long", func(p *Props) { p.Timeout = 16 * time.Minute }, "timeoutSeconds"},
 		{"timeout fraction", func(p *Props) { p.Timeout = 10500 * time.Millisecond }, "timeoutSeconds"},
+		{"timeout within the default reserves", func(p *Props) { p.Timeout = 15 * time.Second }, "leaves no time to act after DRAINPIPE_DEADLINE_RESERVE (10s) and DRAINPIPE_HOOK_RESERVE (5s)"},
+		{"timeout just above the reserves", func(p *Props) { p.Timeout = 16 * time.Second }, ""},
+		{"timeout within raised reserves", func(p *Props) {
+			p.Timeout, p.Env = 60*time.Second, map[string]string{"DRAINPIPE_DEADLINE_RESERVE": "40s", "DRAINPIPE_HOOK_RESERVE": "20s"}
+		}, "set timeoutSeconds above 60s"},
+		{"env overriding the served groups", func(p *Props) { p.Env = map[string]string{"DRAINPIPE_ASG_NAMES": "x"} }, "set by the stack"},
 		{"big batch without window", func(p *Props) { p.BatchSize = 11 }, "batchWindowSeconds of at least 1"},
 		{"big batch with window", func(p *Props) { p.BatchSize, p.BatchWindow = 100, time.Second }, ""},
 		{"concurrency", func(p *Props) { p.MaxConcurrency = 1 }, "maxConcurrency"},

@@ -80,7 +80,7 @@ func TestQueues(t *testing.T) {
 	tests := []struct {
 		timeout     time.Duration
 		maxReceives int
-	}{{10 * time.Second, 1}, {5 * time.Minute, 5}, {15 * time.Minute, 10}}
+	}{{16 * time.Second, 1}, {5 * time.Minute, 5}, {15 * time.Minute, 10}}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s×%d", tt.timeout, tt.maxReceives), func(t *testing.T) {
 			p := testProps(t)
@@ -200,6 +200,7 @@ func TestFunction(t *testing.T) {
 		"Timeout":       "300",
 		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
 		"Environment": `{"Variables":{"DRAINPIPE_ACCEPT":"eventbridge","DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
+			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true","DRAINPIPE_LOG_LEVEL":"debug",` +
 			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s"}}`,

@@ -84,6 +84,8 @@ type Config struct {
 	// Accept lists the message shapes handled; the rest are rejected.
 	// Empty accepts every shape.
 	Accept event.Shapes
+	// Hooks configures lifecycle hook keep-alive and completion.
+	Hooks Hooks
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -115,6 +117,7 @@ func Default() Config {
 		LogLevel:            slog.LevelInfo,
 		KubeEvents:          true,
 		Metrics:             true,
+		Hooks:               defaultHooks(),
 	}
 }
 
@@ -169,6 +172,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
+	r.hooks(&c.Hooks)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {

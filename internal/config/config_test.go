@@ -87,6 +87,7 @@ func TestLoadEverything(t *testing.T) {
 		Kubeconfig:          "/tmp/kubeconfig",
 		LogLevel:            slog.LevelDebug,
 		WebhookSecretARN:    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
+		Hooks:               defaultHooks(),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)

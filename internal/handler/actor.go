@@ -18,6 +18,11 @@ type Task struct {
 	// ReceiveCount is the highest ApproximateReceiveCount among the
 	// records behind this task (1 on first delivery).
 	ReceiveCount int
+	// HookReceiveCounts is, for each lifecycle action (its InstanceID
+	// filled in), the highest ApproximateReceiveCount among the records
+	// that carried it: whether a hook is on its last delivery is decided
+	// from its own records, not from the task's other ones.
+	HookReceiveCounts map[event.Lifecycle]int
 }
 
 // Status is how a task ended.

@@ -65,6 +65,7 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 				t := &p.tasks[i]
 				t.Action = policy.Strongest(t.Action, action)
 				t.ReceiveCount = max(t.ReceiveCount, r.receiveCount)
+				t.noteHook(in.Lifecycle, id, r.receiveCount)
 				t.Interruptions = addInterruption(t.Interruptions, narrow(in, id))
 				if !slices.Contains(r.tasks, i) {
 					r.tasks = append(r.tasks, i)

@@ -33,6 +33,9 @@ func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
 		defer cancelAct()
 		defer cancelWait()
 	}
+	if actCtx.Err() != nil && ctx.Err() == nil {
+		return h.cannotAct(ctx, tasks)
+	}
 
 	// An actor that can look a whole batch up at once (one EC2 call
 	// instead of one per instance) gets the chance before dispatch.

@@ -30,12 +30,17 @@ var _ asgAPI = (*autoscaling.Client)(nil)
 
 // Client heartbeats and completes lifecycle actions.
 type Client struct {
-	asg asgAPI
+	asg      asgAPI
+	timeouts *timeouts // nil when api cannot describe hooks
 }
 
 // New returns a Client using api (an *autoscaling.Client).
 func New(api asgAPI) *Client {
-	return &Client{asg: api}
+	c := &Client{asg: api}
+	if d, ok := api.(describeAPI); ok {
+		c.timeouts = &timeouts{api: d, by: map[hookKey]cachedTimeout{}}
+	}
+	return c
 }
 
 // Heartbeat extends the action's heartbeat timeout. It returns ErrInactive

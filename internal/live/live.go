@@ -85,6 +85,11 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
 		SafetyMargin:    cfg.SafetyMargin,
+		// Lifecycle hooks: their reserve, heartbeat cap and served groups.
+		HookReserve:       cfg.Hooks.Reserve,
+		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
+		ASGNames:          cfg.Hooks.ASGNames,
+		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,

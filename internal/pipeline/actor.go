@@ -40,6 +40,8 @@ type Actor struct {
 	rec        Recorder
 	clock      Clock
 	log        *slog.Logger
+	keeper     *keeper
+	timeouts   HookTimeouts // nil when Hooks cannot tell
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -72,10 +74,13 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Actor{
+	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode,
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log,
-	}, nil
+	}
+	a.timeouts, _ = d.Hooks.(HookTimeouts)
+	a.keeper = newKeeper(a)
+	return a, nil
 }
 
 // Act carries out one task. Every result has a reason for the operator;
@@ -85,9 +90,18 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	start := a.clock.Now()
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
-	hooks := hooksOf(t)
-	r := a.act(ctx, t, hooks, log)
-	r = a.settleHooks(ctx, t, hooks, r, log)
+	hooks, foreign := a.servedHooks(hooksOf(t), log)
+	a.keeper.acquire(ctx, hooks)
+	var r handler.Result
+	if why, ok := a.nothingToDo(t, hooks, foreign); ok {
+		r = ignored(why)
+		a.keeper.release(hooks)
+	} else {
+		var settle []hook
+		r, settle = a.act(ctx, t, hooks, log)
+		a.keeper.release(hooks)
+		r = a.settleHooks(ctx, settle, r, log)
+	}
 	elapsed := a.clock.Now().Sub(start)
 	a.rec.RecordTask(t, r, elapsed)
 	log.Debug("task finished", "status", statusName(r.Status), "reason", r.Reason, "node", r.Node,
@@ -103,7 +117,14 @@ func (a *Actor) Flush(ctx context.Context) {
 	}
 }
 
-func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog.Logger) handler.Result {
+// act carries the task out and returns its result with the hooks to
+// settle: those the instance's own group tag does not disown.
+func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog.Logger) (handler.Result, []hook) {
+	r := a.actOn(ctx, t, &hooks, log)
+	return r, hooks
+}
+
+func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
 	if t.InstanceID == "" {
 		return ignored("task names no instance")
 	}
@@ -118,8 +139,6 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
 		return ignored(fmt.Sprintf("instance went at its %s deadline %s ago", p.Kind, now.Sub(p.Deadline).Round(time.Second)))
 	}
-	a.heartbeat(ctx, hooks, log)
-
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
@@ -132,6 +151,9 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 		return ignored("stale: instance is already terminated")
 	case inst.Cluster == "":
 		return ignored("instance ignored: " + a.whyIgnored(inst))
+	}
+	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
+		return ignored(why)
 	}
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
@@ -160,24 +182,22 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
-	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, hooks, stopped, log)
+	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
 	r.Node = node
 	return r
 }
 
 // drain runs the drainer until it is done, the budget (the context's
-// deadline less the hook reserve) runs out, or the instance's deadline passes,
-// heartbeating the hooks meanwhile.
-func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, hooks []hook, stopped bool, log *slog.Logger) handler.Result {
+// deadline less the hook reserve) runs out, or the instance's deadline
+// passes; the keeper heartbeats the hooks meanwhile.
+func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, stopped bool, log *slog.Logger) handler.Result {
 	stopAt, margin := a.stopAt(req.Deadline, stopped)
 	dctx, cancel := a.budget(ctx, stopAt)
 	defer cancel()
 	if dctx.Err() != nil {
 		return retry(fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve))
 	}
-	stop := a.keepAlive(ctx, hooks, log)
 	rep, err := d.Run(dctx, req)
-	stop()
 	a.rec.RecordDrain(cluster, rep)
 	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
 		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())

@@ -72,7 +72,7 @@ func TestAct(t *testing.T) {
 		name:       "budget reached: retry, hook heartbeated and left pending",
 		opts:       rigOpts{drainer: unfinished},
 		task:       task(policy.ActionCordonAndDrain, 2, lifecycleEvent(t0)),
-		wantStatus: handler.StatusRetry, wantReason: "lifecycle hook left pending", wantNode: nodeName,
+		wantStatus: handler.StatusRetry, wantReason: "1 lifecycle hook(s) left pending", wantNode: nodeName,
 		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
 		wantHeartbeats: 1, wantDescribes: 1,
 	}, {
@@ -127,7 +127,7 @@ func TestAct(t *testing.T) {
 		opts:       rigOpts{cfg: Config{MaxEventAge: time.Hour}},
 		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0.Add(-3*time.Hour))),
 		wantStatus: handler.StatusIgnored, wantReason: "stale: event is 3h0m0s past its time",
-		wantCompletes: 1,
+		wantHeartbeats: 1, wantCompletes: 1,
 	}, {
 		name:       "old event on redelivery resumes the drain",
 		opts:       rigOpts{cfg: Config{MaxEventAge: time.Hour}},
@@ -179,7 +179,7 @@ func TestAct(t *testing.T) {
 		name:       "policy action none: hook completed, nothing looked up",
 		task:       task(policy.ActionNone, 1, lifecycleEvent(t0)),
 		wantStatus: handler.StatusIgnored, wantReason: `policy action for asg-lifecycle is "none"`,
-		wantCompletes: 1,
+		wantHeartbeats: 1, wantCompletes: 1,
 	}, {
 		name:       "EC2 lookup fails: retry",
 		opts:       rigOpts{describeErr: fmt.Errorf("api error UnauthorizedOperation: %w", errBoom)},
@@ -190,7 +190,7 @@ func TestAct(t *testing.T) {
 		name:       "EC2 lookup fails on last delivery: hook still completed",
 		opts:       rigOpts{describeErr: errBoom},
 		task:       task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)),
-		wantStatus: handler.StatusRetry, wantReason: "lifecycle hook completed before drain finished",
+		wantStatus: handler.StatusRetry, wantReason: "lifecycle hook drain of prod-workers completed before drain finished",
 		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1, wantErrorLog: true,
 	}, {
 		name:       "cluster unreachable: retry",
@@ -220,12 +220,12 @@ func TestAct(t *testing.T) {
 		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
 	}, {
 		name:       "hook completion fails: retry",
-		opts:       rigOpts{hooks: &fakeHooks{completeErr: errBoom}},
+		opts:       rigOpts{hooks: &fakeHooks{completeErr: errBoom}, cfg: Config{CompleteBackoff: time.Millisecond}},
 		task:       task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)),
 		wantStatus: handler.StatusRetry, wantReason: "completing lifecycle hook drain of prod-workers: boom",
 		wantNode:       nodeName,
 		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
-		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
+		wantHeartbeats: 1, wantCompletes: completeAttempts, wantDescribes: 1,
 	}, {
 		name:       "dry run looks up and maps but writes nothing",
 		opts:       rigOpts{cfg: Config{DryRun: true}},
@@ -384,23 +384,30 @@ func recv[T any](ctx context.Context, ch <-chan T) (T, bool) {
 }
 
 // A heartbeat refused because the action is no longer pending is routine
-// (a duplicate completed it): no warning, and the task goes on.
+// (a duplicate completed it, or it timed out): no warning, and a task of
+// that hook alone has nothing left to drain. Other heartbeat failures are
+// warned about and the task goes on.
 func TestActHeartbeatOnInactiveHook(t *testing.T) {
 	tests := []struct {
-		name     string
-		err      error
-		wantLog  string
-		wantWarn bool
+		name       string
+		err        error
+		wantStatus handler.Status
+		wantLog    string
+		wantWarn   bool
 	}{
-		{"inactive", fmt.Errorf("recording heartbeat: %w", lifecycle.ErrInactive), "lifecycle hook no longer pending", false},
-		{"other", errBoom, "heartbeating lifecycle hook", true},
+		{"inactive", fmt.Errorf("recording heartbeat: %w", lifecycle.ErrInactive), handler.StatusIgnored,
+			"lifecycle hook no longer pending", false},
+		{"other", errBoom, handler.StatusDone, "heartbeating lifecycle hook", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, rigOpts{hooks: &fakeHooks{heartbeatErr: tt.err}})
 			got := r.actor.Act(context.Background(), task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
-			if got.Status != handler.StatusDone {
-				t.Errorf("Act = {%s %q}, want done", statusName(got.Status), got.Reason)
+			if got.Status != tt.wantStatus {
+				t.Errorf("Act = {%s %q}, want %s", statusName(got.Status), got.Reason, statusName(tt.wantStatus))
+			}
+			if drains := len(r.drainer.reqs); (tt.wantStatus == handler.StatusIgnored) != (drains == 0) {
+				t.Errorf("drains = %d with status %s", drains, statusName(got.Status))
 			}
 			logs := r.logs.String()
 			if !strings.Contains(logs, tt.wantLog) {

@@ -25,6 +25,9 @@ const (
 	// controller removes them and waiting longer would only end in the
 	// dead-letter queue.
 	DefaultStoppedWait = 30 * time.Second
+	// DefaultCompleteBackoff is the pause before a failed lifecycle
+	// completion's second attempt (twice it before the third).
+	DefaultCompleteBackoff = 250 * time.Millisecond
 )
 
 // Config tunes the pipeline. The zero value of each field means its default,
@@ -50,9 +53,18 @@ type Config struct {
 	// handler already ends that context DRAINPIPE_DEADLINE_RESERVE before
 	// the invocation's deadline, so this only covers the hook calls.
 	HookReserve time.Duration
-	// HeartbeatInterval is how often lifecycle hooks are heartbeated during a
-	// drain (one heartbeat is also sent at the start of every attempt).
+	// HeartbeatInterval caps how often lifecycle hooks are heartbeated
+	// while their batch is in progress: every third of the hook's heartbeat
+	// timeout, never less often than this (one heartbeat is also sent as
+	// soon as the batch is planned).
 	HeartbeatInterval time.Duration
+	// CompleteBackoff spaces the attempts of a failed completion.
+	CompleteBackoff time.Duration
+	// ASGNames and ASGNamePrefix are the Auto Scaling groups whose
+	// lifecycle hooks Drainpipe serves; others are left alone. Both empty
+	// serves every group.
+	ASGNames      []string
+	ASGNamePrefix string
 	// MaxHookAge is how old a lifecycle action may get before it is completed
 	// even though the drain has not finished. Set it to the hook's global
 	// timeout (min(48 h, 100 × heartbeat timeout)) less the queue's
@@ -81,6 +93,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxHookAge == 0 {
 		c.MaxHookAge = DefaultMaxHookAge
+	}
+	if c.CompleteBackoff == 0 {
+		c.CompleteBackoff = DefaultCompleteBackoff
 	}
 	if c.StoppedWait == 0 {
 		c.StoppedWait = DefaultStoppedWait

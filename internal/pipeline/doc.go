@@ -18,17 +18,23 @@
 //
 // # Lifecycle hooks
 //
-// Every attempt heartbeats each hook before the instance lookup and every
-// Config.HeartbeatInterval (25 s by default, under the smallest heartbeat
-// timeout Auto Scaling allows, 30 s) while the drain runs. Hooks are completed
+// Prepare heartbeats every hook of a batch as soon as it is planned (Act
+// does, for a task not prepared) and one keep-alive per cadence then
+// heartbeats them until their task settles them, queued tasks included.
+// The cadence is a third of the hook's heartbeat timeout (HookTimeouts,
+// from DescribeLifecycleHooks), at most Config.HeartbeatInterval (25 s).
+// Hooks are completed
 // with CONTINUE whenever the outcome is final (Done or Ignored, including
 // "node not found", "not our cluster" and stale events: a hook left pending
 // only delays the termination by its timeout, and for a terminating hook
-// CONTINUE and ABANDON both let it go). When the outcome is Retry they stay
-// pending, except on the last delivery (ApproximateReceiveCount ≥
-// Config.MaxReceiveCount) or when the action is older than Config.MaxHookAge
-// at the end of this attempt: then they are completed anyway with an ERROR
-// log "completing lifecycle hook before drain finished", and the message is
+// CONTINUE and ABANDON both let it go). When the outcome is Retry each hook
+// is decided on its own: it stays pending, except when the record that
+// carried it is on its last delivery (its receive count ≥
+// Config.MaxReceiveCount) or when the action would pass its global timeout
+// (min(100 × heartbeat timeout, 48 h), less a quarter of it, at most 1 h;
+// Config.MaxHookAge when unknown) before the next attempt: then it is
+// completed anyway with an ERROR log "completing lifecycle hook before
+// drain finished", and the message is
 // still retried so the dead-letter queue shows the unfinished drain.
 // Duplicate deliveries find the action already done (Complete reports
 // alreadyDone; only the first completion counts as successful for the
@@ -37,6 +43,8 @@
 // # Outcomes
 //
 //	step                            result                          status   hooks
+//	hooks of groups not served      forged or misrouted             Ignored  left alone
+//	first heartbeat: not active     action over, nothing else       Ignored  left alone
 //	action none                     policy says leave it            Ignored  completed
 //	first delivery, too old         stale (Config.MaxEventAge)      Ignored  completed
 //	instance deadline passed        instance went at its deadline   Ignored  completed
@@ -46,6 +54,7 @@
 //	instance missing in EC2         not found                       Ignored  completed
 //	EC2 state terminated            stale                           Ignored  completed
 //	no configured cluster / tag     the router's reason             Ignored  completed
+//	hook's group ≠ instance's tag   forged or misrouted             Ignored  left alone
 //	EKS client (describe, token)    any error                       Retry    pending*
 //	node lookup                     nodemap.ErrNotFound             Done     completed
 //	node lookup                     other error (API unreachable)   Retry    pending*

@@ -222,6 +222,23 @@ type rigOpts struct {
 	hooks       *fakeHooks
 	clock       *fakeClock
 	router      *instance.Router // when set, the lookup offers it like *instance.Lookup
+	// timeouts, when set, are the hooks' heartbeat timeouts by hook name
+	// (a missing name fails like an unknown hook).
+	timeouts map[string]time.Duration
+}
+
+// timedHooks are fakeHooks that also tell heartbeat timeouts.
+type timedHooks struct {
+	*fakeHooks
+	timeouts map[string]time.Duration
+}
+
+func (h timedHooks) HeartbeatTimeout(_ context.Context, _, hook string) (time.Duration, error) {
+	d, ok := h.timeouts[hook]
+	if !ok {
+		return 0, errBoom
+	}
+	return d, nil
 }
 
 // routedInstances is a lookup that also offers its router.
@@ -266,9 +283,13 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	if o.router != nil {
 		lookup = routedInstances{fakeInstances: r.instances, router: *o.router}
 	}
+	var hooks Hooks = r.hooks
+	if o.timeouts != nil {
+		hooks = timedHooks{fakeHooks: r.hooks, timeouts: o.timeouts}
+	}
 	a, err := New(o.cfg, Deps{
 		Instances: lookup, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
-		NewDrainer: r.drainer.factory, Hooks: r.hooks, Recorder: r.rec, Clock: r.clock,
+		NewDrainer: r.drainer.factory, Hooks: hooks, Recorder: r.rec, Clock: r.clock,
 		Log: slog.New(slog.NewJSONHandler(&syncWriter{w: r.logs}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {

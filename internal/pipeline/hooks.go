@@ -14,25 +14,36 @@ import (
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
-// settleHooks completes the task's lifecycle hooks when its outcome is final,
-// or, when the drain cannot finish in time (last delivery, or the action near
-// its global timeout), completes them anyway and says so loudly. A failed
-// completion turns the outcome into Retry.
-func (a *Actor) settleHooks(ctx context.Context, t handler.Task, hooks []hook, r handler.Result, log *slog.Logger) handler.Result {
+// settleHooks completes the task's lifecycle hooks when its outcome is
+// final. When the drain must go on, each hook is decided on its own: one
+// whose records are on their last delivery, or whose action is near its
+// global timeout, is completed anyway (and said so loudly); the others are
+// left pending. A failed completion turns the outcome into Retry.
+func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result, log *slog.Logger) handler.Result {
 	if len(hooks) == 0 {
 		return r
 	}
+	due := hooks
 	if r.Status == handler.StatusRetry {
-		why, last := a.lastChance(ctx, t, hooks)
-		if !last {
-			r.Reason += "; lifecycle hook left pending"
-			return r
+		due = nil
+		pending := 0
+		for _, h := range hooks {
+			why, last := a.lastChance(ctx, h)
+			if !last {
+				pending++
+				continue
+			}
+			log.Error("completing lifecycle hook before drain finished", "asg", h.ASG, "hook", h.Hook, "why", why,
+				"reason", r.Reason, "node", r.Node)
+			r.Reason += fmt.Sprintf("; lifecycle hook %s of %s completed before drain finished: %s", h.Hook, h.ASG, why)
+			due = append(due, h)
 		}
-		log.Error("completing lifecycle hook before drain finished", "why", why, "reason", r.Reason, "node", r.Node)
-		r.Reason += "; lifecycle hook completed before drain finished: " + why
+		if pending > 0 {
+			r.Reason += fmt.Sprintf("; %d lifecycle hook(s) left pending", pending)
+		}
 	}
 	var failed []string
-	for _, h := range hooks {
+	for _, h := range due {
 		if err := a.complete(ctx, h, log); err != nil {
 			failed = append(failed, err.Error())
 		}
@@ -45,90 +56,104 @@ func (a *Actor) settleHooks(ctx context.Context, t handler.Task, hooks []hook, r
 }
 
 // lastChance reports whether this attempt is the last one able to complete
-// the hooks in time, with why.
-func (a *Actor) lastChance(ctx context.Context, t handler.Task, hooks []hook) (string, bool) {
-	if t.ReceiveCount >= a.cfg.MaxReceiveCount {
-		return fmt.Sprintf("last delivery (receive count %d, max %d)", t.ReceiveCount, a.cfg.MaxReceiveCount), true
+// h in time, with why: the record that carried it is on its last delivery,
+// or the action would pass its global timeout before the next one.
+func (a *Actor) lastChance(ctx context.Context, h hook) (string, bool) {
+	if h.ReceiveCount >= a.cfg.MaxReceiveCount {
+		return fmt.Sprintf("last delivery (receive count %d, max %d)", h.ReceiveCount, a.cfg.MaxReceiveCount), true
 	}
 	end := a.clock.Now()
 	if dl, ok := ctx.Deadline(); ok {
 		end = end.Add(time.Until(dl))
 	}
-	for _, h := range hooks {
-		if !h.Time.IsZero() && end.Sub(h.Time) >= a.cfg.MaxHookAge {
-			return fmt.Sprintf("lifecycle action is %s old, near its global timeout (max hook age %s)",
-				end.Sub(h.Time).Round(time.Second), a.cfg.MaxHookAge), true
-		}
+	if maxAge := a.maxAge(ctx, h); !h.Time.IsZero() && end.Sub(h.Time) >= maxAge {
+		return fmt.Sprintf("lifecycle action is %s old, near its global timeout (max hook age %s)",
+			end.Sub(h.Time).Round(time.Second), maxAge), true
 	}
 	return "", false
 }
 
-// complete sends CONTINUE for one lifecycle action. Only a completion that
-// was not already done counts as successful (duplicates find it done).
+// completeAttempts bounds the completion calls of one hook in one attempt,
+// each with the SDK's own retries; the hook reserve bounds their time.
+const completeAttempts = 3
+
+// complete sends CONTINUE for one lifecycle action, retrying within the
+// context (the hook reserve) when Auto Scaling fails. Only a completion
+// that was not already done counts as successful (duplicates find it done).
 func (a *Actor) complete(ctx context.Context, h hook, log *slog.Logger) error {
 	log = log.With("asg", h.ASG, "hook", h.Hook)
 	if a.cfg.DryRun {
 		log.Info("dry run: would complete lifecycle hook")
 		return nil
 	}
-	already, err := a.hooks.Complete(ctx, h.Lifecycle)
-	a.rec.RecordHook(HookComplete, h.Lifecycle, already, err)
-	if err != nil {
-		return fmt.Errorf("completing lifecycle hook %s of %s: %w", h.Hook, h.ASG, err)
+	var err error
+	for attempt := 1; ; attempt++ {
+		var already bool
+		already, err = a.hooks.Complete(ctx, h.Lifecycle)
+		a.rec.RecordHook(HookComplete, h.Lifecycle, already, err)
+		if err == nil {
+			log.Info("completed lifecycle hook", "already_done", already, "attempts", attempt)
+			return nil
+		}
+		if attempt == completeAttempts || ctx.Err() != nil {
+			break
+		}
+		log.Warn("completing lifecycle hook failed; retrying", "attempt", attempt, "error", err)
+		select {
+		case <-time.After(time.Duration(attempt) * a.cfg.CompleteBackoff):
+		case <-ctx.Done():
+		}
 	}
-	log.Info("completed lifecycle hook", "already_done", already)
-	return nil
+	return fmt.Errorf("completing lifecycle hook %s of %s: %w", h.Hook, h.ASG, err)
 }
 
-// heartbeat extends every hook's heartbeat timeout. Failures are logged, not
-// fatal: the hook may be gone (completion will tell) or the call throttled
-// (the next one may pass).
-func (a *Actor) heartbeat(ctx context.Context, hooks []hook, log *slog.Logger) {
+// heartbeat extends one hook's heartbeat timeout and reports whether the
+// action is over. Other failures are logged, not fatal: the call may be
+// throttled (the next one may pass), and completion tells the rest.
+func (a *Actor) heartbeat(ctx context.Context, h hook) (inactive bool) {
 	if a.cfg.DryRun {
-		return
+		return false
 	}
-	for _, h := range hooks {
-		err := a.hooks.Heartbeat(ctx, h.Lifecycle)
-		a.rec.RecordHook(HookHeartbeat, h.Lifecycle, false, err)
-		switch {
-		case err == nil || ctx.Err() != nil:
-		case errors.Is(err, lifecycle.ErrInactive): // completed by a duplicate, or timed out
-			log.Info("lifecycle hook no longer pending", "asg", h.ASG, "hook", h.Hook)
-		default:
-			log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "error", err)
-		}
+	err := a.hooks.Heartbeat(ctx, h.Lifecycle)
+	a.rec.RecordHook(HookHeartbeat, h.Lifecycle, false, err)
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, lifecycle.ErrInactive): // completed by a duplicate, or timed out
+		a.log.Info("lifecycle hook no longer pending", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID)
+		return true
+	default:
+		a.log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID, "error", err)
 	}
-}
-
-// keepAlive heartbeats the hooks every HeartbeatInterval until stop is
-// called; stop returns once no heartbeat is in flight, so none follows the
-// completion.
-func (a *Actor) keepAlive(ctx context.Context, hooks []hook, log *slog.Logger) (stop func()) {
-	if len(hooks) == 0 || a.cfg.DryRun {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	ticker := a.clock.NewTicker(a.cfg.HeartbeatInterval)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C():
-				a.heartbeat(ctx, hooks, log)
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		<-finished
-	}
+	return false
 }
 
 // isNotFound reports a Kubernetes NotFound anywhere in err's chain.
 func isNotFound(err error) bool {
 	return apierrors.IsNotFound(err)
+}
+
+// CompleteLastDelivery completes, without acting on the node, the task's
+// lifecycle hooks whose records are on their last delivery: the handler
+// calls it when the invocation has no time to act. The task is retried.
+func (a *Actor) CompleteLastDelivery(ctx context.Context, t handler.Task) handler.Result {
+	log := a.log.With("instance_id", t.InstanceID, "receive_count", t.ReceiveCount)
+	hooks, _ := a.servedHooks(hooksOf(t), log)
+	completed, failed := 0, []string{}
+	for _, h := range hooks {
+		if h.ReceiveCount < a.cfg.MaxReceiveCount {
+			continue
+		}
+		log.Error("completing lifecycle hook without draining: no time to act on its last delivery",
+			"asg", h.ASG, "hook", h.Hook, "receive_count", h.ReceiveCount)
+		if err := a.complete(ctx, h, log); err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		completed++
+	}
+	reason := fmt.Sprintf("%d lifecycle hook(s) on their last delivery completed without draining", completed)
+	if len(failed) > 0 {
+		reason += "; " + strings.Join(failed, "; ")
+	}
+	return retry(reason)
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -97,11 +98,17 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 	return "belongs to no configured cluster or lacks the required tag"
 }
 
-// Prepare looks up every instance of a batch in one call before the batch's
-// tasks are dispatched to Act. It is optional: Act looks an instance up on
-// its own when Prepare was not called. Errors are kept and reported by the
-// Act of each affected task.
+// Prepare heartbeats every lifecycle hook of a batch and keeps them alive
+// until their tasks settle them (queued tasks included), then looks up
+// every instance in one call, before the batch's tasks are dispatched to
+// Act. It is optional: Act heartbeats its hooks and looks its instance up
+// on its own when Prepare was not called. Errors are kept and reported by
+// the Act of each affected task.
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
+	for _, t := range tasks {
+		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
+		a.keeper.prepare(ctx, hooks)
+	}
 	ids := make([]string, 0, len(tasks))
 	for _, t := range tasks {
 		if t.InstanceID != "" && acts(t.Action) {

@@ -7,10 +7,12 @@ import (
 	"github.com/drainpipe/drainpipe/internal/handler"
 )
 
-// hook is one lifecycle action of a task with when it was announced.
+// hook is one lifecycle action of a task with when it was announced and
+// the delivery count of the records that carried it.
 type hook struct {
 	event.Lifecycle
-	Time time.Time
+	Time         time.Time
+	ReceiveCount int
 }
 
 // hooksOf returns the distinct lifecycle actions of a task; the same action
@@ -30,7 +32,7 @@ func hooksOf(t handler.Task) []hook {
 			continue
 		}
 		seen[l] = true
-		hooks = append(hooks, hook{Lifecycle: l, Time: in.Time})
+		hooks = append(hooks, hook{Lifecycle: l, Time: in.Time, ReceiveCount: t.HookReceiveCount(l)})
 	}
 	return hooks
 }

@@ -20,6 +20,9 @@ type LifecycleAction struct {
 type Completion struct {
 	LifecycleAction
 	Result string // CONTINUE or ABANDON
+	// Expired is true when no call completed the action: its heartbeat
+	// or global timeout passed and Result is its hook's DefaultResult.
+	Expired bool
 }
 
 // AddLifecycleAction makes an action pending. CompleteLifecycleAction and
@@ -30,12 +33,14 @@ func (s *Server) AddLifecycleAction(a LifecycleAction) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.actions = append(s.actions, a)
+	s.beginLocked(a)
 }
 
 // Pending returns the lifecycle actions not yet completed.
 func (s *Server) Pending() []LifecycleAction {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expireLocked()
 	return slices.Clone(s.actions)
 }
 
@@ -43,24 +48,13 @@ func (s *Server) Pending() []LifecycleAction {
 func (s *Server) Completed() []Completion {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.expireLocked()
 	return slices.Clone(s.completed)
 }
 
 func (s *Server) lifecycleAction(w http.ResponseWriter, action string, form url.Values, fault Fault) {
-	switch fault {
-	case 0:
-	case Throttle:
-		writeQueryError(w, http.StatusBadRequest, "Throttling", "Rate exceeded")
-		return
-	case AccessDenied:
-		writeQueryError(w, http.StatusForbidden, "AccessDenied",
-			"User: arn:aws:sts::111122223333:assumed-role/drainpipe/fn is not authorized to perform: autoscaling:"+action)
-		return
-	case NoActiveLifecycleAction:
-		writeQueryError(w, http.StatusBadRequest, "ValidationError", noActiveMessage(form))
-		return
-	default:
-		writeQueryError(w, http.StatusInternalServerError, "InternalFailure", "An internal error has occurred")
+	if fault != 0 {
+		s.lifecycleFault(w, action, form, fault)
 		return
 	}
 	asg, hook := form.Get("AutoScalingGroupName"), form.Get("LifecycleHookName")
@@ -76,6 +70,7 @@ func (s *Server) lifecycleAction(w http.ResponseWriter, action string, form url.
 	}
 
 	s.mu.Lock()
+	s.expireLocked()
 	i := slices.IndexFunc(s.actions, func(a LifecycleAction) bool {
 		if a.ASG != asg || a.Hook != hook {
 			return false
@@ -85,6 +80,9 @@ func (s *Server) lifecycleAction(w http.ResponseWriter, action string, form url.
 		}
 		return a.InstanceID == id
 	})
+	if i >= 0 {
+		s.touchLocked(s.actions[i], action, result)
+	}
 	if i >= 0 && action == "CompleteLifecycleAction" {
 		s.completed = append(s.completed, Completion{LifecycleAction: s.actions[i], Result: result})
 		s.actions = slices.Delete(s.actions, i, i+1)
@@ -99,6 +97,21 @@ func (s *Server) lifecycleAction(w http.ResponseWriter, action string, form url.
 		Result:    struct{ XMLName xml.Name }{xml.Name{Local: action + "Result"}},
 		RequestID: requestID,
 	})
+}
+
+// lifecycleFault answers an injected fault in Auto Scaling's words.
+func (s *Server) lifecycleFault(w http.ResponseWriter, action string, form url.Values, fault Fault) {
+	switch fault {
+	case Throttle:
+		writeQueryError(w, http.StatusBadRequest, "Throttling", "Rate exceeded")
+	case AccessDenied:
+		writeQueryError(w, http.StatusForbidden, "AccessDenied",
+			"User: arn:aws:sts::111122223333:assumed-role/drainpipe/fn is not authorized to perform: autoscaling:"+action)
+	case NoActiveLifecycleAction:
+		writeQueryError(w, http.StatusBadRequest, "ValidationError", noActiveMessage(form))
+	default:
+		writeQueryError(w, http.StatusInternalServerError, "InternalFailure", "An internal error has occurred")
+	}
 }
 
 // noActiveMessage is Auto Scaling's wording for an action that is gone.

@@ -75,6 +75,7 @@ type Server struct {
 	queues      []string // URLs of the queues AddQueue made
 	badReceipts []string // receipt handles InvalidReceipts made fail
 	visibility  []VisibilityChange
+	hk          hookState // lifecycle hooks and the timing of their actions
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.
@@ -270,6 +271,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "CompleteLifecycleAction", "RecordLifecycleActionHeartbeat":
 		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed})
 		s.lifecycleAction(w, action, form, fault)
+	case "DescribeLifecycleHooks":
+		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed})
+		s.describeLifecycleHooks(w, form, fault)
 	default:
 		s.record(Call{Action: action, Params: form, Signed: signed})
 		http.Error(w, "awsfake: unsupported action "+action, http.StatusBadRequest)

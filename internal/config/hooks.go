@@ -1,0 +1,78 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Hooks configures how lifecycle hooks are kept alive and completed.
+type Hooks struct {
+	// Reserve is kept free at the end of each task's time for completing
+	// its hooks (with retries): the drain stops this long before.
+	Reserve time.Duration
+	// HeartbeatCap is the longest interval between heartbeats; hooks are
+	// heartbeated every third of their heartbeat timeout, at most this.
+	HeartbeatCap time.Duration
+	// ASGNames and ASGNamePrefix are the Auto Scaling groups whose hooks
+	// are served; both empty serves every group (local runs).
+	ASGNames      []string
+	ASGNamePrefix string
+}
+
+// Hook defaults and bounds. A heartbeat cap above 25 s could let a hook
+// with the smallest heartbeat timeout (30 s) expire on one late call.
+const (
+	DefaultHookReserve  = 5 * time.Second
+	DefaultHeartbeatCap = 25 * time.Second
+	maxHeartbeatCap     = 25 * time.Second
+)
+
+// asgName is an Auto Scaling group name: 1–255 characters, no colon
+// (which marks an ARN) or control characters.
+var asgName = regexp.MustCompile(`^[^:\x00-\x1f]{1,255}$`)
+
+func defaultHooks() Hooks {
+	return Hooks{Reserve: DefaultHookReserve, HeartbeatCap: DefaultHeartbeatCap}
+}
+
+// hooks reads the DRAINPIPE_HOOK_RESERVE, DRAINPIPE_HEARTBEAT_CAP,
+// DRAINPIPE_ASG_NAMES and DRAINPIPE_ASG_NAME_PREFIX variables.
+func (r *reader) hooks(h *Hooks) {
+	r.parse("HOOK_RESERVE", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return fmt.Errorf("want a duration of at least 1s, such as 10s, got %q", v)
+		}
+		h.Reserve = d
+		return nil
+	})
+	r.parse("HEARTBEAT_CAP", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d > maxHeartbeatCap {
+			return fmt.Errorf("want a duration from 1s to %s, got %q", maxHeartbeatCap, v)
+		}
+		h.HeartbeatCap = d
+		return nil
+	})
+	r.parse("ASG_NAMES", func(v string) error {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			}
+			if !asgName.MatchString(n) {
+				return fmt.Errorf("malformed Auto Scaling group name %q", n)
+			}
+			h.ASGNames = append(h.ASGNames, n)
+		}
+		return nil
+	})
+	r.parse("ASG_NAME_PREFIX", func(v string) error {
+		if !asgName.MatchString(v) {
+			return fmt.Errorf("malformed Auto Scaling group name prefix %q", v)
+		}
+		h.ASGNamePrefix = v
+		return nil
+	})
+}

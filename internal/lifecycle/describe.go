@@ -1,0 +1,88 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
+
+	"github.com/drainpipe/drainpipe/internal/awserr"
+)
+
+// describeAPI is the part of the Auto Scaling client that reads hooks.
+type describeAPI interface {
+	DescribeLifecycleHooks(ctx context.Context, in *autoscaling.DescribeLifecycleHooksInput, optFns ...func(*autoscaling.Options)) (*autoscaling.DescribeLifecycleHooksOutput, error)
+}
+
+// timeoutTTL bounds how long a hook's heartbeat timeout is trusted; hooks
+// are rarely changed, and a warm function should notice when they are.
+// A failed lookup (access denied, no such hook) is remembered for
+// failureTTL, so a batch does not ask again for every hook and check.
+const (
+	timeoutTTL = 15 * time.Minute
+	failureTTL = time.Minute
+)
+
+type hookKey struct{ asg, hook string }
+
+type cachedTimeout struct {
+	d   time.Duration
+	err error
+	at  time.Time
+}
+
+func (c cachedTimeout) fresh() bool {
+	if c.err != nil {
+		return time.Since(c.at) < failureTTL
+	}
+	return time.Since(c.at) < timeoutTTL
+}
+
+// timeouts caches DescribeLifecycleHooks answers per group and hook.
+type timeouts struct {
+	api describeAPI
+	mu  sync.Mutex
+	by  map[hookKey]cachedTimeout
+}
+
+// HeartbeatTimeout returns the hook's heartbeat timeout, asking Auto
+// Scaling once per group and hook (cached for timeoutTTL).
+func (c *Client) HeartbeatTimeout(ctx context.Context, asg, hook string) (time.Duration, error) {
+	t := c.timeouts
+	if t == nil {
+		return 0, fmt.Errorf("describing lifecycle hook %s/%s: client cannot describe hooks", asg, hook)
+	}
+	k := hookKey{asg, hook}
+	t.mu.Lock()
+	e, ok := t.by[k]
+	t.mu.Unlock()
+	if ok && e.fresh() {
+		return e.d, e.err
+	}
+	d, err := t.describe(ctx, asg, hook)
+	if err != nil && ctx.Err() != nil {
+		return 0, err // our own deadline says nothing about the hook
+	}
+	t.mu.Lock()
+	t.by[k] = cachedTimeout{d: d, err: err, at: time.Now()}
+	t.mu.Unlock()
+	return d, err
+}
+
+func (t *timeouts) describe(ctx context.Context, asg, hook string) (time.Duration, error) {
+	out, err := t.api.DescribeLifecycleHooks(ctx, &autoscaling.DescribeLifecycleHooksInput{
+		AutoScalingGroupName: aws.String(asg), LifecycleHookNames: []string{hook},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("describing lifecycle hook %s/%s: %w", asg, hook, awserr.Classify(err))
+	}
+	for _, h := range out.LifecycleHooks {
+		if aws.ToString(h.LifecycleHookName) == hook && h.HeartbeatTimeout != nil {
+			return time.Duration(*h.HeartbeatTimeout) * time.Second, nil
+		}
+	}
+	return 0, fmt.Errorf("describing lifecycle hook %s/%s: no such hook", asg, hook)
+}

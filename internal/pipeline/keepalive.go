@@ -1,0 +1,211 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+)
+
+// keeper heartbeats the lifecycle actions of the tasks in progress, from
+// the moment a batch is planned (Prepare) or a task starts, until the task
+// settles them or the context they came with ends: one heartbeat at once,
+// then one every cadence (a third of the hook's heartbeat timeout, at most
+// Config.HeartbeatInterval), queued tasks included. One goroutine serves
+// all actions of one cadence.
+type keeper struct {
+	a      *Actor
+	mu     sync.Mutex
+	held   map[event.Lifecycle]*held
+	groups map[time.Duration]*beatGroup
+}
+
+// held is one action kept alive.
+type held struct {
+	h        hook
+	ctx      context.Context
+	refs     int  // tasks holding it
+	prepared int  // of which not yet taken by their Act
+	inactive bool // a heartbeat answered that the action is over
+	group    *beatGroup
+}
+
+// beatGroup heartbeats the actions of one cadence.
+type beatGroup struct {
+	every   time.Duration
+	round   sync.Mutex // held while a round of heartbeats runs
+	members map[event.Lifecycle]*held
+	stop    chan struct{}
+}
+
+func newKeeper(a *Actor) *keeper {
+	return &keeper{a: a, held: map[event.Lifecycle]*held{}, groups: map[time.Duration]*beatGroup{}}
+}
+
+// prepare holds the hooks of a planned task until its Act takes them.
+func (k *keeper) prepare(ctx context.Context, hooks []hook) {
+	k.hold(ctx, hooks, true)
+}
+
+// acquire holds a task's hooks for its Act: those prepared are taken over,
+// the others heartbeated at once and kept alive.
+func (k *keeper) acquire(ctx context.Context, hooks []hook) {
+	k.hold(ctx, hooks, false)
+}
+
+func (k *keeper) hold(ctx context.Context, hooks []hook, prepare bool) {
+	if len(hooks) == 0 || k.a.cfg.DryRun {
+		return
+	}
+	var fresh []*held
+	k.mu.Lock()
+	for _, h := range hooks {
+		e, ok := k.held[h.Lifecycle]
+		switch {
+		case !ok:
+			e = &held{h: h, ctx: ctx, refs: 1}
+			if prepare {
+				e.prepared = 1
+			}
+			k.held[h.Lifecycle] = e
+			fresh = append(fresh, e)
+		case prepare:
+			e.refs++
+			e.prepared++
+		case e.prepared > 0:
+			e.prepared--
+		default:
+			e.refs++
+		}
+	}
+	k.mu.Unlock()
+	for _, e := range fresh {
+		k.beat(e)
+	}
+	for _, e := range fresh {
+		every := k.a.cadence(ctx, e.h)
+		k.mu.Lock()
+		if k.held[e.h.Lifecycle] == e && e.group == nil {
+			k.join(e, every)
+		}
+		k.mu.Unlock()
+	}
+}
+
+// join adds e to the group of its cadence, starting the group if needed.
+// k.mu must be held.
+func (k *keeper) join(e *held, every time.Duration) {
+	g, ok := k.groups[every]
+	if !ok {
+		g = &beatGroup{every: every, members: map[event.Lifecycle]*held{}, stop: make(chan struct{})}
+		k.groups[every] = g
+		go func() { k.run(g, k.a.clock.NewTicker(every)) }() // a clock is no call to make under k.mu
+	}
+	g.members[e.h.Lifecycle] = e
+	e.group = g
+}
+
+// run heartbeats the group's members on every tick until the group empties.
+func (k *keeper) run(g *beatGroup, t Ticker) {
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C():
+		}
+		g.round.Lock()
+		for _, e := range k.members(g) {
+			k.beat(e)
+		}
+		g.round.Unlock()
+	}
+}
+
+// members returns the group's live members, dropping those whose context
+// ended (tasks never started, a batch given up).
+func (k *keeper) members(g *beatGroup) []*held {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var live []*held
+	for _, e := range g.members {
+		if e.ctx.Err() != nil {
+			k.dropLocked(e)
+			continue
+		}
+		live = append(live, e)
+	}
+	return live
+}
+
+// beat heartbeats one action and remembers whether it is over.
+func (k *keeper) beat(e *held) {
+	if inactive := k.a.heartbeat(e.ctx, e.h); inactive {
+		k.mu.Lock()
+		e.inactive = true
+		k.mu.Unlock()
+	}
+}
+
+// inactive reports whether every one of hooks answered a heartbeat with
+// "No active Lifecycle Action".
+func (k *keeper) inactive(hooks []hook) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, h := range hooks {
+		if e, ok := k.held[h.Lifecycle]; !ok || !e.inactive {
+			return false
+		}
+	}
+	return len(hooks) > 0
+}
+
+// release ends a task's hold on its hooks. It returns once no heartbeat of
+// a released action is in flight, so none follows its completion.
+func (k *keeper) release(hooks []hook) {
+	for _, h := range hooks {
+		k.mu.Lock()
+		e, ok := k.held[h.Lifecycle]
+		var g *beatGroup
+		if ok {
+			g = e.group
+		}
+		k.mu.Unlock()
+		if !ok {
+			continue
+		}
+		if g != nil {
+			g.round.Lock()
+		}
+		k.mu.Lock()
+		if k.held[h.Lifecycle] == e {
+			e.refs--
+			if e.refs <= 0 {
+				k.dropLocked(e)
+			}
+		}
+		k.mu.Unlock()
+		if g != nil {
+			g.round.Unlock()
+		}
+	}
+}
+
+// dropLocked forgets e and stops its group when it empties. k.mu must be
+// held.
+func (k *keeper) dropLocked(e *held) {
+	if k.held[e.h.Lifecycle] == e {
+		delete(k.held, e.h.Lifecycle)
+	}
+	g := e.group
+	if g == nil {
+		return
+	}
+	delete(g.members, e.h.Lifecycle)
+	e.group = nil
+	if len(g.members) == 0 && k.groups[g.every] == g {
+		delete(k.groups, g.every)
+		close(g.stop)
+	}
+}
