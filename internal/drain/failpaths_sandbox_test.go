@@ -4,12 +4,9 @@ package drain_test
 // test makes the server give the answer, then checks what the Run did.
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,80 +28,8 @@ func isWatch(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.URL.Path == "/api/v1/pods" && r.URL.Query().Get("watch") == "true"
 }
 
-func isList(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.URL.Path == "/api/v1/pods" && r.URL.Query().Get("watch") != "true"
-}
-
 func isEviction(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/eviction")
-}
-
-// teeBody copies what a response body yields into buf.
-type teeBody struct {
-	io.ReadCloser
-	mu  *sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (b teeBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.mu.Lock()
-	b.buf.Write(p[:n])
-	b.mu.Unlock()
-	return n, err
-}
-
-func TestWatchExpiryRelists(t *testing.T) {
-	s, d := newScene(t, drain.DefaultConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	nodes := s.env.Nodes(ctx, 2, fixture.NodeOptions{})
-	s.env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name), fixture.GracePeriod(1))
-	web := s.podsOn(t, ctx, nodes[0].Name, "app=web", 2)
-
-	// The first watch asks for a resourceVersion long compacted away: the
-	// server answers 410 Expired and the Run must list again.
-	var watches, lists atomic.Int64
-	var mu sync.Mutex
-	first := &bytes.Buffer{}
-	s.through(func(r *http.Request, rt http.RoundTripper) (*http.Response, error) {
-		switch {
-		case isList(r):
-			lists.Add(1)
-		case isWatch(r) && watches.Add(1) == 1:
-			r = r.Clone(r.Context())
-			q := r.URL.Query()
-			q.Set("resourceVersion", "1")
-			r.URL.RawQuery = q.Encode()
-			resp, err := rt.RoundTrip(r)
-			if err == nil {
-				resp.Body = teeBody{ReadCloser: resp.Body, mu: &mu, buf: first}
-			}
-			return resp, err
-		}
-		return rt.RoundTrip(r)
-	})
-	rep, err := d.Run(ctx, drain.Request{Node: nodes[0].Name, Kind: "asg-lifecycle", Evict: true})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if diff := cmp.Diff(drain.Report{Node: nodes[0].Name, Evicted: s.keys(web), Done: true}, rep, cmpIgnoreElapsed); diff != "" {
-		t.Errorf("report mismatch (-want +got):\n%s", diff)
-	}
-	mu.Lock()
-	answer := first.String()
-	mu.Unlock()
-	// "Expired" is the status reason, verbatim in JSON and protobuf alike.
-	if !strings.Contains(answer, "Expired") {
-		t.Fatalf("first watch answered %q, want a 410 Expired error", answer)
-	}
-	// The initial list, the relist after the 410, the final check.
-	if n := lists.Load(); n < 3 {
-		t.Errorf("%d pod lists, want at least 3 (one a relist after the 410)", n)
-	}
-	if n := watches.Load(); n < 2 {
-		t.Errorf("%d watches, want a new one after the 410", n)
-	}
 }
 
 func TestWatchClosedByTheServerReconnects(t *testing.T) {

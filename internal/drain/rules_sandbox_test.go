@@ -105,14 +105,17 @@ func TestCriticalWaveStartsWhenOrdinaryPodsAreBlocked(t *testing.T) {
 
 	// No deadline (a lifecycle hook): the blocked ordinary pod must not
 	// hold the critical wave back for ever.
-	runCtx, stop := s.stopOn(ctx, drain.EventGone, s.key(dns[0].Name))
+	runCtx, stop := s.stopOn(ctx, drain.EventEvicted, s.key(dns[0].Name))
 	defer stop()
 	rep, err := d.Run(runCtx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := drain.Report{Node: n.Name, Evicted: s.keys(dns), BlockedByPDB: s.keys(db)}
-	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
+	// Stopped at the critical pod's eviction: whether it is gone yet or
+	// still terminating is a race, and beside the point.
+	got := map[string][]string{"evicted": rep.Evicted, "blocked": rep.BlockedByPDB, "pending": rep.Pending}
+	want := map[string][]string{"evicted": s.keys(dns), "blocked": s.keys(db), "pending": nil}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
 }

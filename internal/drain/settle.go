@@ -87,6 +87,9 @@ func (r *run) deleteDue(t *target) bool {
 // anyway, and a delete at least sends SIGTERM in time.
 func (r *run) deleteAtDeadline(ctx context.Context, t *target) (*int64, error) {
 	grace := clampGrace(t.grace, r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
+	// client-go may retry a throttled delete by itself: not past the deadline.
+	ctx, cancel := context.WithDeadline(ctx, r.req.Deadline)
+	defer cancel()
 	err := r.d.client.CoreV1().Pods(t.ns).Delete(ctx, t.name, metav1.DeleteOptions{
 		GracePeriodSeconds: grace,
 		Preconditions:      &metav1.Preconditions{UID: &t.uid},
