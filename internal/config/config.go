@@ -71,6 +71,8 @@ type Config struct {
 	KubeEvents bool
 	// Metrics writes CloudWatch embedded-format metrics to stdout.
 	Metrics bool
+	// Return says which nodes Drainpipe handles and gives back.
+	Return Return
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -100,6 +102,7 @@ func Default() Config {
 		LogLevel:            slog.LevelInfo,
 		KubeEvents:          true,
 		Metrics:             true,
+		Return:              DefaultReturn(),
 	}
 }
 
@@ -150,6 +153,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
+	r.loadReturn(&c.Return)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	if err := errors.Join(r.errs...); err != nil {
 		return Config{}, fmt.Errorf("loading configuration: %w", err)
