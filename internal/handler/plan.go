@@ -41,13 +41,15 @@ func (h *Handler) plan(msgs []events.SQSMessage) plan {
 		var skipped []string
 		for _, in := range parsed.Interruptions {
 			r.note(in)
-			action := h.opts.Policy.For(in.Kind)
+			action := h.opts.Policy.ForInterruption(in)
 			if in.Kind != event.KindASGLifecycle {
-				if action == policy.ActionNone {
+				// A restore only takes back Drainpipe's own marks, whatever
+				// the policy now says.
+				if action == policy.ActionNone && !in.Restore {
 					skipped = append(skipped, policy.IgnoreReason(in.Kind))
 					continue
 				}
-				if h.stale(in) {
+				if h.stale(in) && !held(in, r.receiveCount) {
 					skipped = append(skipped, fmt.Sprintf("stale: event of %s is older than the maximum event age %s",
 						in.Time.Format(time.RFC3339), h.opts.MaxEventAge))
 					continue
@@ -88,6 +90,13 @@ func (h *Handler) stale(in event.Interruption) bool {
 		ref = in.Deadline
 	}
 	return !ref.IsZero() && h.opts.Now().Sub(ref) > h.opts.MaxEventAge
+}
+
+// held reports whether a redelivery is a rebalance recommendation the
+// pipeline keeps in the queue for its hold (DRAINPIPE_REBALANCE_HOLD): it
+// comes back late on purpose and must not age out.
+func held(in event.Interruption, receiveCount int) bool {
+	return in.Kind == event.KindRebalanceRecommendation && receiveCount > 1
 }
 
 // narrow is in as it concerns one instance, so an actor sees only its own

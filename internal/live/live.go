@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -127,8 +128,13 @@ func requiredTag(t config.Tag) string {
 // cfg.RetryDelay; nil, for records that came from no queue, leaves them be.
 func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
 	var onRetry func(context.Context, []events.SQSMessage)
-	if queue != nil && cfg.RetryDelay > 0 {
-		onRetry = redeliver.New(queue, cfg.RetryDelay, log).Schedule
+	var onHold func(context.Context, events.SQSMessage, time.Duration)
+	if queue != nil {
+		sched := redeliver.New(queue, cfg.RetryDelay, log)
+		onHold = sched.Hold
+		if cfg.RetryDelay > 0 {
+			onRetry = sched.Schedule
+		}
 	}
 	return handler.New(handler.Options{
 		Policy:          cfg.Policy,
@@ -139,5 +145,6 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		DeadlineReserve: cfg.DeadlineReserve,
 		OnRecord:        m.Record,
 		OnRetry:         onRetry,
+		OnHold:          onHold,
 	})
 }
