@@ -52,7 +52,9 @@ func TestHandleHold(t *testing.T) {
 	var held, retried []string
 	var after time.Duration
 	h := New(Options{Actor: actor,
-		OnHold: func(_ context.Context, m events.SQSMessage, d time.Duration) { held, after = append(held, m.MessageId), d },
+		OnHold: func(_ context.Context, m events.SQSMessage, d time.Duration) {
+			held, after = append(held, m.MessageId), d
+		},
 		OnRetry: func(_ context.Context, ms []events.SQSMessage) {
 			for _, m := range ms {
 				retried = append(retried, m.MessageId)
