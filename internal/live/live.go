@@ -83,6 +83,9 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
+		OutOfService:    cfg.Return.OutOfService,
+		SkipKarpenter:   cfg.Return.SkipKarpenter,
+		RebalanceHold:   cfg.Return.RebalanceHold,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,
