@@ -28,11 +28,14 @@ const (
 	ReasonScheduledMaintenance    = "ScheduledMaintenance"
 	ReasonLifecycleTermination    = "LifecycleTermination"
 	ReasonInstanceStateChange     = "InstanceStateChange"
-	ReasonInterruption            = "Interruption" // a kind this package does not know
-	ReasonDrained                 = "Drained"
-	ReasonDrainBlocked            = "DrainBlocked"
-	ReasonDrainUnfinished         = "DrainUnfinished"
-	ReasonEvictionRefused         = "EvictionRefused"
+	// ReasonCapacityReservationInterruption: an interruptible Capacity
+	// Reservation reclaims the instance.
+	ReasonCapacityReservationInterruption = "CapacityReservationInterruption"
+	ReasonInterruption                    = "Interruption" // a kind this package does not know
+	ReasonDrained                         = "Drained"
+	ReasonDrainBlocked                    = "DrainBlocked"
+	ReasonDrainUnfinished                 = "DrainUnfinished"
+	ReasonEvictionRefused                 = "EvictionRefused"
 )
 
 // Reason is the event reason for an interruption kind.
@@ -48,6 +51,8 @@ func Reason(kind string) string {
 		return ReasonLifecycleTermination
 	case event.KindStateChange:
 		return ReasonInstanceStateChange
+	case event.KindCapacityReservationInterruption:
+		return ReasonCapacityReservationInterruption
 	}
 	return ReasonInterruption
 }
