@@ -36,10 +36,16 @@ type restoreRecord struct {
 	LabelPrevious *string `json:"labelPrevious,omitempty"`
 }
 
-// recordRestore adds AnnotationRestore to a cordon patch when the node has
-// none yet: the first cordon is the one that knows the node's own state.
+// recordRestore adds AnnotationRestore to the patch of a node's first
+// cordon, the one that knows the node's own state. A node Drainpipe already
+// holds (its kind annotation is there) keeps its record, or has none when
+// an older version cordoned it: then it is given back without touching
+// its unschedulable flag or label.
 func recordRestore(node *corev1.Node, cfg Config, p *nodePatch, changed []string) []string {
 	if _, ok := node.Annotations[AnnotationRestore]; ok {
+		return changed
+	}
+	if _, ok := node.Annotations[AnnotationKind]; ok {
 		return changed
 	}
 	var r restoreRecord
