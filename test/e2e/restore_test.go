@@ -108,4 +108,3 @@ func TestLiveRunningWithoutDrainpipeMarksIgnored(t *testing.T) {
 		t.Errorf("node changed (resourceVersion %s → %s, unschedulable %v)", before, after.ResourceVersion, after.Spec.Unschedulable)
 	}
 }
-
