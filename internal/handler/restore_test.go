@@ -74,3 +74,11 @@ func TestHandleHold(t *testing.T) {
 		t.Errorf("retried %v, want [stopping]", retried)
 	}
 }
+
+func TestDescribeRestore(t *testing.T) {
+	got := Describe(Task{InstanceID: "i-12345678", Action: policy.ActionNone,
+		Interruptions: []event.Interruption{{Kind: event.KindStateChange, State: "running", Restore: true}}})
+	if want := "give back the node of i-12345678 if Drainpipe holds it"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
