@@ -25,7 +25,9 @@ func TestMain(m *testing.M) { sandbox.Main(m) }
 
 type realClusters struct{ client kubernetes.Interface }
 
-func (r realClusters) Client(context.Context, string) (kubernetes.Interface, error) { return r.client, nil }
+func (r realClusters) Client(context.Context, string) (kubernetes.Interface, error) {
+	return r.client, nil
+}
 
 // liveScene is the pipeline with the real drainer and node finder on the
 // sandbox; EC2 is a fake answering with one Spot instance per node.
