@@ -90,6 +90,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
+		NodeOf:    nodemap.Node,
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
 			return obs.drainer(k, dcfg, log)
 		},
