@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +17,17 @@ import (
 // Claims EC2's already-fetched answer contradicts are not acted on, with
 // the reason; claims it bears out are. Parsed from the real payloads.
 func TestClaimsCheckedAgainstEC2(t *testing.T) {
-	spotStop := spot(t0)
-	spotStop.InstanceAction = "stop"
-	hibernate := spot(t0)
-	hibernate.InstanceAction, hibernate.Deadline = "hibernate", t0.Add(time.Second)
-	rebalance := event.Interruption{Kind: event.KindRebalanceRecommendation, Instances: []string{instID}, EventID: "rb-1", Time: t0}
+	spotStop := payload(t, "eventbridge-spot-interruption.json", "terminate", "stop")
+	hibernate := payload(t, "eventbridge-spot-hibernate.json")
+	spotTerminate := payload(t, "eventbridge-spot-interruption.json")
+	rebalance := payload(t, "eventbridge-rebalance-recommendation.json")
+	stopping := payload(t, "eventbridge-state-change-stopping.json")
+	stopped := payload(t, "eventbridge-state-change-stopping.json", `"stopping"`, `"stopped"`)
+	// The instance has run since a day before the notices unless a case
+	// says otherwise.
 	with := func(f func(*instance.Instance)) map[string]instance.Instance {
 		i := ourInstance()
-		i.LaunchTime = t0.Add(-24 * time.Hour)
+		i.LaunchTime = spotStop.Time.Add(-24 * time.Hour)
 		f(&i)
 		return map[string]instance.Instance{instID: i}
 	}
@@ -33,19 +38,19 @@ func TestClaimsCheckedAgainstEC2(t *testing.T) {
 		wantStatus handler.Status
 		wantReason string
 	}{
-		{"stopped claim, instance running again", with(func(i *instance.Instance) {}), stateChange(t0, "stopped"),
+		{"stopped claim, instance running again", with(func(i *instance.Instance) {}), stopped,
 			handler.StatusIgnored, "state stopped claim is out of date: EC2 reports the instance running"},
-		{"stopping claim, instance pending", with(func(i *instance.Instance) { i.State = "pending" }), stateChange(t0, "stopping"),
+		{"stopping claim, instance pending", with(func(i *instance.Instance) { i.State = "pending" }), stopping,
 			handler.StatusIgnored, "reports the instance pending"},
-		{"stopped claim, instance stopped", with(func(i *instance.Instance) { i.State = "stopped" }), stateChange(t0, "stopped"),
+		{"stopped claim, instance stopped", with(func(i *instance.Instance) { i.State = "stopped" }), stopped,
 			handler.StatusDone, "drained node"},
-		{"spot stop, instance restarted after it", with(func(i *instance.Instance) { i.LaunchTime = t0.Add(time.Minute) }), spotStop,
+		{"spot stop, instance restarted after it", with(func(i *instance.Instance) { i.LaunchTime = spotStop.Time.Add(time.Minute) }), spotStop,
 			handler.StatusIgnored, "spot stop claim is out of date"},
 		{"spot hibernate, instance pending", with(func(i *instance.Instance) { i.State = "pending" }), hibernate,
 			handler.StatusIgnored, "spot hibernate claim is out of date"},
 		{"spot stop, two minutes' notice, still running", with(func(i *instance.Instance) {}), spotStop,
 			handler.StatusDone, "drained node"},
-		{"spot warning for an on-demand instance", with(func(i *instance.Instance) { i.Lifecycle = "" }), spot(t0),
+		{"spot warning for an on-demand instance", with(func(i *instance.Instance) { i.Lifecycle = "" }), spotTerminate,
 			handler.StatusIgnored, `spot-interruption for an instance EC2 does not report as Spot (instance lifecycle "on-demand")`},
 		{"rebalance for a capacity-block instance", with(func(i *instance.Instance) { i.Lifecycle = "capacity-block" }), rebalance,
 			handler.StatusIgnored, `instance lifecycle "capacity-block"`},
@@ -73,4 +78,25 @@ func TestClaimsKeepHooks(t *testing.T) {
 	if got.Status != handler.StatusDone || len(r.drainer.reqs) != 1 || r.drainer.reqs[0].Kind != "asg-lifecycle" {
 		t.Errorf("Act = %+v, drains %+v; want the hook's drain only", got, r.drainer.reqs)
 	}
+}
+
+// payload parses a real notice from the event package's testdata (after
+// replacing old with new, in pairs), aimed at the rig's instance.
+func payload(t *testing.T, name string, replace ...string) event.Interruption {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "event", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b)
+	for i := 0; i+1 < len(replace); i += 2 {
+		body = strings.Replace(body, replace[i], replace[i+1], 1)
+	}
+	p, err := event.Parse([]byte(body))
+	if err != nil || len(p.Interruptions) != 1 {
+		t.Fatalf("parsing %s: %+v, %v", name, p, err)
+	}
+	in := p.Interruptions[0]
+	in.Instances = []string{instID}
+	return in
 }
