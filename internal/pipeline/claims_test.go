@@ -100,3 +100,24 @@ func payload(t *testing.T, name string, replace ...string) event.Interruption {
 	in.Instances = []string{instID}
 	return in
 }
+
+// A restore overtaken by a later threat, or beside a lifecycle hook, does
+// not take the task: the threat is acted on.
+func TestRestoreOf(t *testing.T) {
+	running := event.Interruption{Kind: event.KindStateChange, Time: t0.Add(time.Minute), State: "running", Restore: true}
+	tests := []struct {
+		name string
+		ins  []event.Interruption
+		want bool
+	}{
+		{"restore alone", []event.Interruption{running}, true},
+		{"restore after the stop", []event.Interruption{stateChange(t0, "stopped"), running}, true},
+		{"stop after the restore", []event.Interruption{running, stateChange(t0.Add(2*time.Minute), "stopped")}, false},
+		{"restore beside a hook", []event.Interruption{lifecycleEvent(t0), running}, false},
+	}
+	for _, tt := range tests {
+		if _, got := restoreOf(handler.Task{Interruptions: tt.ins}); got != tt.want {
+			t.Errorf("%s: restoreOf = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -41,12 +41,16 @@ var returnKinds = []string{string(event.KindStateChange), string(event.KindSpotI
 	string(event.KindScheduledChange)}
 
 // restoreOf returns the task's restore when it is the task's newest
-// notice; an older restore is overtaken by the threat after it.
+// notice; an older restore is overtaken by the threat after it, and a
+// pending lifecycle hook (the instance is terminating) always wins.
 func restoreOf(t handler.Task) (event.Interruption, bool) {
 	var newest event.Interruption
 	found := false
 	for _, in := range t.Interruptions {
-		if in.Lifecycle == nil && (!found || in.Time.After(newest.Time)) {
+		if in.Lifecycle != nil {
+			return event.Interruption{}, false
+		}
+		if !found || in.Time.After(newest.Time) {
 			newest, found = in, true
 		}
 	}
