@@ -22,6 +22,10 @@ type Match struct {
 	Kinds []string
 	// EventID, when set, must equal the node's drainpipe.dev/event-id.
 	EventID string
+	// Running says the instance runs again: even a node left held (for
+	// another kind or event) loses Drainpipe's out-of-service taint, which
+	// would otherwise evict everything from its live kubelet.
+	Running bool
 }
 
 // Given says what Uncordon did.
@@ -69,18 +73,23 @@ func Uncordon(ctx context.Context, client kubernetes.Interface, name string, mat
 			return Given{Node: name}, fmt.Errorf("getting node %s: %w", name, err)
 		}
 		g := Given{Node: name, Marks: ReadMarks(node)}
-		if why := leave(node, g.Marks, match); why != "" {
+		why := leave(node, g.Marks, match)
+		if why != "" && !(match.Running && g.Marks.OutOfSvc && !g.Marks.Karpenter) {
 			g.Reason = why
 			return g, nil
 		}
 		p, changed := uncordonPatch(node, g.Marks)
+		if why != "" {
+			g.Reason = why + "; its out-of-service taint removed (the instance runs)"
+			p, changed = outOfServicePatch(node)
+		}
 		body, err := json.Marshal(p)
 		if err != nil {
 			return g, fmt.Errorf("encoding node patch: %w", err)
 		}
 		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
 		if err == nil {
-			g.Back, g.Changed = true, changed
+			g.Back, g.Changed = why == "", changed
 			return g, nil
 		}
 		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
@@ -151,4 +160,14 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 		}
 	}
 	return p, changed
+}
+
+// outOfServicePatch removes only Drainpipe's out-of-service taint and its
+// annotation.
+func outOfServicePatch(node *corev1.Node) (restorePatch, []string) {
+	p := restorePatch{Metadata: restoreMeta{ResourceVersion: node.ResourceVersion,
+		Annotations: map[string]*string{AnnotationOutOfService: nil}}}
+	taints := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.Key == OutOfServiceTaintKey })
+	p.Spec = &restoreSpec{Taints: &taints}
+	return p, []string{"out-of-service taint"}
 }

@@ -184,3 +184,29 @@ func TestOutOfServiceTaint(t *testing.T) {
 		t.Errorf("node 1 marks after give-back %v, want only the operator's out-of-service taint", left)
 	}
 }
+
+// A node left held for another kind (an instance terminating through its
+// Auto Scaling hook, then stopped and started) still loses Drainpipe's
+// out-of-service taint when its instance runs: the taint would evict
+// everything from a live kubelet. The cordon stays.
+func TestRunningClearsOutOfServiceOnly(t *testing.T) {
+	s, d := newScene(t, drain.DefaultConfig())
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	node := s.env.Node(ctx, fixture.NodeOptions{})
+	if _, err := d.Run(ctx, drain.Request{Node: node.Name, Kind: "asg-lifecycle", EventID: "ev-hook"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain.MarkOutOfService(ctx, s.client, node.Name, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	g, err := drain.Uncordon(ctx, s.client, node.Name, drain.Match{Kinds: []string{"state-change"}, Running: true})
+	if err != nil || g.Back || !strings.Contains(g.Reason, "out-of-service taint removed") {
+		t.Fatalf("Uncordon = %+v, %v; want the node left held, its out-of-service taint removed", g, err)
+	}
+	after, left := trace(t, ctx, s, node.Name)
+	if !after.Spec.Unschedulable || strings.Contains(strings.Join(left, ","), drain.OutOfServiceTaintKey) ||
+		!strings.Contains(strings.Join(left, ","), "taint "+drain.TaintKey) {
+		t.Errorf("after: unschedulable %v, Drainpipe marks %v; want cordoned and tainted, not out of service", after.Spec.Unschedulable, left)
+	}
+}

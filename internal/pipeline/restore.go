@@ -90,9 +90,9 @@ func (a *Actor) restore(ctx context.Context, in event.Interruption, t handler.Ta
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
 	}
-	match := drain.Match{Kinds: returnKinds}
+	match := drain.Match{Kinds: returnKinds, Running: true}
 	if in.Kind == event.KindScheduledChange {
-		match = drain.Match{Kinds: []string{string(event.KindScheduledChange)}, EventID: in.EventID}
+		match = drain.Match{Kinds: []string{string(event.KindScheduledChange)}, EventID: in.EventID, Running: true}
 	}
 	return a.giveBack(ctx, client, node, match, in.Summary, log.With("cluster", inst.Cluster))
 }
@@ -116,6 +116,9 @@ func (a *Actor) giveBack(ctx context.Context, client kubernetes.Interface, node 
 		return handler.Result{Status: handler.StatusIgnored, Node: node.Name, Reason: fmt.Sprintf("node %s is gone", node.Name)}
 	case err != nil:
 		return handler.Result{Status: handler.StatusRetry, Node: node.Name, Reason: fmt.Sprintf("giving node %s back: %v", node.Name, err)}
+	case !g.Back && len(g.Changed) > 0:
+		return handler.Result{Status: handler.StatusDone, Node: node.Name,
+			Reason: fmt.Sprintf("node %s stays held: %s", node.Name, g.Reason)}
 	case !g.Back:
 		return handler.Result{Status: handler.StatusIgnored, Node: node.Name,
 			Reason: fmt.Sprintf("node %s left as it is: %s", node.Name, g.Reason)}
