@@ -23,7 +23,7 @@ const maxInput = 16 << 20
 // explanation is one output line: what Drainpipe makes of one message.
 type explanation struct {
 	MessageID string           `json:"messageId"`
-	Outcome   string           `json:"outcome"` // act, ignore or reject
+	Outcome   string           `json:"outcome"` // act, return, ignore or reject
 	Kind      event.Kind       `json:"kind"`
 	Instances []string         `json:"instances"`
 	Action    policy.Action    `json:"action"`
@@ -151,8 +151,11 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 		if !in.Deadline.IsZero() {
 			e.Deadline = in.Deadline.UTC().Format(time.RFC3339)
 		}
-		e.Action = p.For(in.Kind)
+		e.Action = p.ForInterruption(in)
 		switch {
+		case in.Restore:
+			e.Outcome = "return"
+			e.Reason = in.Summary + "; a node Drainpipe holds for it is given back (README: Return to service)"
 		case e.Action == policy.ActionNone && in.Kind != event.KindASGLifecycle:
 			e.Outcome = "ignore"
 			e.Reason = policy.IgnoreReason(in.Kind)
@@ -162,6 +165,9 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 		default:
 			e.Outcome = "act"
 			e.Reason = fmt.Sprintf("%s; policy: %s (%s)", in.Summary, e.Action, policy.Var(in.Kind))
+			if e.Action != p.For(in.Kind) {
+				e.Reason += ", capped at cordon"
+			}
 		}
 		out = append(out, e)
 	}

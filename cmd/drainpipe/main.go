@@ -38,8 +38,10 @@ type command struct {
 // commands lists the subcommands; add new ones here.
 func commands() map[string]command {
 	return map[string]command{
-		"explain": {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
-		"run":     {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
+		"explain":  {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
+		"run":      {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
+		"nodes":    {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
+		"uncordon": {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
 	}
 }
 

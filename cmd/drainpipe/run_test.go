@@ -60,6 +60,7 @@ func newRunScene(ctx context.Context, t *testing.T) *runScene {
 		ID:               id,
 		PrivateDNSName:   node.Name,
 		AvailabilityZone: node.Labels[corev1.LabelTopologyZone],
+		Lifecycle:        "spot", // Spot warnings are checked against it
 		Tags:             map[string]string{"eks:cluster-name": runCluster},
 	})
 	return &runScene{env: env, fake: fake, kubeconfig: sb.KubeconfigPath(), node: node, instance: id}

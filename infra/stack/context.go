@@ -14,6 +14,7 @@ import (
 var ContextKeys = []string{
 	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix",
 	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
+	"actionCapacityReservation",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
@@ -36,6 +37,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.str("actionStateChange", &p.Actions.StateChange)
 	r.str("actionScheduledChange", &p.Actions.ScheduledChange)
 	r.str("actionAsgLifecycle", &p.Actions.ASGLifecycle)
+	r.str("actionCapacityReservation", &p.Actions.CapacityReservation)
 	r.boolean("dryRun", &p.DryRun)
 	r.str("requiredTag", &p.RequiredTag)
 	r.object("env", &p.Env)

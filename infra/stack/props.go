@@ -78,6 +78,7 @@ type Props struct {
 // Actions holds the action per event kind: none, cordon or cordon-and-drain.
 type Actions struct {
 	Spot, Rebalance, StateChange, ScheduledChange, ASGLifecycle string
+	CapacityReservation                                         string
 }
 
 // Limits the stack derives from Props.
@@ -269,6 +270,7 @@ func (a Actions) fields() []actionField {
 		{"actionStateChange", "DRAINPIPE_ACTION_STATE_CHANGE", a.StateChange},
 		{"actionScheduledChange", "DRAINPIPE_ACTION_SCHEDULED_CHANGE", a.ScheduledChange},
 		{"actionAsgLifecycle", "DRAINPIPE_ACTION_ASG_LIFECYCLE", a.ASGLifecycle},
+		{"actionCapacityReservation", "DRAINPIPE_ACTION_CAPACITY_RESERVATION", a.CapacityReservation},
 	}
 }
 

@@ -26,12 +26,16 @@ func ruleSpecs(p Props) []ruleSpec {
 			Source:     jsii.Strings("aws.ec2"),
 			DetailType: jsii.Strings("EC2 Instance Rebalance Recommendation"),
 		}},
-		{"StateChangeRule", "Instances stopping or terminating", &awsevents.EventPattern{
+		{"StateChangeRule", "Instances stopping or terminating, and running again (to give their nodes back)", &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.ec2"),
 			DetailType: jsii.Strings("EC2 Instance State-change Notification"),
 			Detail: &map[string]any{
-				"state": []string{"stopping", "stopped", "shutting-down", "terminated"},
+				"state": []string{"stopping", "stopped", "shutting-down", "terminated", "pending", "running"},
 			},
+		}},
+		{"CapacityReservationRule", "Interruptible Capacity Reservation interruption warnings (two minutes' notice)", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.ec2"),
+			DetailType: jsii.Strings("EC2 Capacity Reservation Instance Interruption Warning"),
 		}},
 		{"ScheduledChangeRule", "AWS Health scheduled changes for EC2 (retirement, maintenance)", &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.health"),

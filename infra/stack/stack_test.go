@@ -19,7 +19,8 @@ func TestRulePatterns(t *testing.T) {
 	fixed := []string{
 		`{` + account + `"detail-type":["AWS Health Event"],"detail":{"eventTypeCategory":["scheduledChange"],"service":["EC2"]},"source":["aws.health"]}`,
 		`{` + account + `"detail-type":["EC2 Instance Rebalance Recommendation"],"source":["aws.ec2"]}`,
-		`{` + account + `"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated"]},"source":["aws.ec2"]}`,
+		`{` + account + `"detail-type":["EC2 Capacity Reservation Instance Interruption Warning"],"source":["aws.ec2"]}`,
+		`{` + account + `"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated","pending","running"]},"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Spot Instance Interruption Warning"],"source":["aws.ec2"]}`,
 	}
 	asg := func(groups string) string {

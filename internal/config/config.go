@@ -86,6 +86,8 @@ type Config struct {
 	Accept event.Shapes
 	// Hooks configures lifecycle hook keep-alive and completion.
 	Hooks Hooks
+	// Return says which nodes Drainpipe handles and gives back.
+	Return Return
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -118,6 +120,7 @@ func Default() Config {
 		KubeEvents:          true,
 		Metrics:             true,
 		Hooks:               defaultHooks(),
+		Return:              DefaultReturn(),
 	}
 }
 
@@ -173,6 +176,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("METRICS", &c.Metrics)
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
 	r.hooks(&c.Hooks)
+	r.loadReturn(&c.Return)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {

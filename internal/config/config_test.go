@@ -30,34 +30,38 @@ func TestLoadDefaults(t *testing.T) {
 
 func TestLoadEverything(t *testing.T) {
 	got, err := Load(env(map[string]string{
-		"DRAINPIPE_DRY_RUN":                 "true",
-		"DRAINPIPE_ACTION_SPOT":             "cordon",
-		"DRAINPIPE_ACTION_REBALANCE":        "none",
-		"DRAINPIPE_ACTION_STATE_CHANGE":     "none",
-		"DRAINPIPE_ACTION_SCHEDULED_CHANGE": "cordon",
-		"DRAINPIPE_ACTION_ASG_LIFECYCLE":    "none",
-		"DRAINPIPE_CLUSTERS":                "prod, staging,prod,",
-		"DRAINPIPE_CLUSTER_ENDPOINTS":       "staging=https://127.0.0.1:6443",
-		"DRAINPIPE_REQUIRED_TAG":            "team=platform",
-		"DRAINPIPE_MAX_RECEIVE_COUNT":       "3",
-		"DRAINPIPE_MAX_EVENT_AGE":           "0",
-		"DRAINPIPE_RETRY_DELAY":             "0",
-		"DRAINPIPE_KUBE_QPS":                "7.5",
-		"DRAINPIPE_KUBE_BURST":              "15",
-		"DRAINPIPE_EVICTION_CONCURRENCY":    "4",
-		"DRAINPIPE_RECORD_CONCURRENCY":      "2",
-		"DRAINPIPE_TAINT_EFFECT":            "PreferNoSchedule",
-		"DRAINPIPE_DEADLINE_DELETE":         "false",
-		"DRAINPIPE_STUCK_POD_TIMEOUT":       "5m",
-		"DRAINPIPE_EXCLUDE_FROM_LB":         "false",
-		"DRAINPIPE_EVICT_UNMANAGED":         "false",
-		"DRAINPIPE_DEADLINE_RESERVE":        "20s",
-		"DRAINPIPE_SAFETY_MARGIN":           "1m",
-		"DRAINPIPE_KUBECONFIG":              "/tmp/kubeconfig",
-		"DRAINPIPE_LOG_LEVEL":               "debug",
-		"DRAINPIPE_WEBHOOK_SECRET_ARN":      "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
-		"DRAINPIPE_KUBE_EVENTS":             "false",
-		"DRAINPIPE_METRICS":                 "false",
+		"DRAINPIPE_DRY_RUN":                     "true",
+		"DRAINPIPE_ACTION_SPOT":                 "cordon",
+		"DRAINPIPE_ACTION_REBALANCE":            "none",
+		"DRAINPIPE_ACTION_STATE_CHANGE":         "none",
+		"DRAINPIPE_ACTION_SCHEDULED_CHANGE":     "cordon",
+		"DRAINPIPE_ACTION_ASG_LIFECYCLE":        "none",
+		"DRAINPIPE_ACTION_CAPACITY_RESERVATION": "cordon",
+		"DRAINPIPE_KARPENTER_NODES":             "skip",
+		"DRAINPIPE_OUT_OF_SERVICE":              "false",
+		"DRAINPIPE_REBALANCE_HOLD":              "45m",
+		"DRAINPIPE_CLUSTERS":                    "prod, staging,prod,",
+		"DRAINPIPE_CLUSTER_ENDPOINTS":           "staging=https://127.0.0.1:6443",
+		"DRAINPIPE_REQUIRED_TAG":                "team=platform",
+		"DRAINPIPE_MAX_RECEIVE_COUNT":           "3",
+		"DRAINPIPE_MAX_EVENT_AGE":               "0",
+		"DRAINPIPE_RETRY_DELAY":                 "0",
+		"DRAINPIPE_KUBE_QPS":                    "7.5",
+		"DRAINPIPE_KUBE_BURST":                  "15",
+		"DRAINPIPE_EVICTION_CONCURRENCY":        "4",
+		"DRAINPIPE_RECORD_CONCURRENCY":          "2",
+		"DRAINPIPE_TAINT_EFFECT":                "PreferNoSchedule",
+		"DRAINPIPE_DEADLINE_DELETE":             "false",
+		"DRAINPIPE_STUCK_POD_TIMEOUT":           "5m",
+		"DRAINPIPE_EXCLUDE_FROM_LB":             "false",
+		"DRAINPIPE_EVICT_UNMANAGED":             "false",
+		"DRAINPIPE_DEADLINE_RESERVE":            "20s",
+		"DRAINPIPE_SAFETY_MARGIN":               "1m",
+		"DRAINPIPE_KUBECONFIG":                  "/tmp/kubeconfig",
+		"DRAINPIPE_LOG_LEVEL":                   "debug",
+		"DRAINPIPE_WEBHOOK_SECRET_ARN":          "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
+		"DRAINPIPE_KUBE_EVENTS":                 "false",
+		"DRAINPIPE_METRICS":                     "false",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +69,14 @@ func TestLoadEverything(t *testing.T) {
 	want := Config{
 		DryRun: true,
 		Policy: policy.Policy{
-			event.KindSpotInterruption:        policy.ActionCordon,
-			event.KindRebalanceRecommendation: policy.ActionNone,
-			event.KindStateChange:             policy.ActionNone,
-			event.KindScheduledChange:         policy.ActionCordon,
-			event.KindASGLifecycle:            policy.ActionNone,
+			event.KindSpotInterruption:                policy.ActionCordon,
+			event.KindRebalanceRecommendation:         policy.ActionNone,
+			event.KindStateChange:                     policy.ActionNone,
+			event.KindScheduledChange:                 policy.ActionCordon,
+			event.KindASGLifecycle:                    policy.ActionNone,
+			event.KindCapacityReservationInterruption: policy.ActionCordon,
 		},
+		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute},
 		Clusters:            []string{"prod", "staging"},
 		ClusterEndpoints:    map[string]string{"staging": "https://127.0.0.1:6443"},
 		RequiredTag:         Tag{Key: "team", Value: "platform"},
@@ -159,4 +165,21 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("error = %v, want one naming the unknown cluster", err)
 		}
 	})
+}
+
+func TestLoadReturnErrors(t *testing.T) {
+	_, err := Load(env(map[string]string{
+		"DRAINPIPE_KARPENTER_NODES": "maybe",
+		"DRAINPIPE_REBALANCE_HOLD":  "13h",
+		"DRAINPIPE_OUT_OF_SERVICE":  "sometimes",
+	}))
+	for _, name := range []string{"DRAINPIPE_KARPENTER_NODES", "DRAINPIPE_REBALANCE_HOLD", "DRAINPIPE_OUT_OF_SERVICE"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Load error %v does not name %s", err, name)
+		}
+	}
+	c, err := Load(env(nil))
+	if err != nil || c.Return != DefaultReturn() {
+		t.Errorf("Load(nil).Return = %+v, %v; want %+v", c.Return, err, DefaultReturn())
+	}
 }

@@ -115,6 +115,7 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 		}
 		p.Metadata.Annotations[k] = v
 	}
+	changed = recordRestore(node, cfg, &p, changed)
 	return p, changed
 }
 

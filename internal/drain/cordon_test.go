@@ -62,6 +62,7 @@ func TestCordonPatch(t *testing.T) {
 					Annotations: map[string]string{
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
+						AnnotationRestore: `{"unschedulable":true,"label":true}`,
 					},
 				},
 				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
@@ -119,6 +120,28 @@ func TestCordonPatch(t *testing.T) {
 			node:      func(n *corev1.Node) { n.Labels = nil },
 			cfg:       func(c *Config) { c.ExcludeFromLB = false },
 			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7"}},
+		},
+		{
+			name: "operator's cordon and label recorded as theirs",
+			node: func(n *corev1.Node) {
+				n.Labels, n.Annotations = map[string]string{ExcludeFromLBLabel: "false"}, nil
+				n.Spec = corev1.NodeSpec{Unschedulable: true}
+			},
+			wantChanged: []string{"taint", "label", "annotations"},
+			wantPatch: nodePatch{
+				Metadata: patchMeta{
+					ResourceVersion: "7",
+					Labels:          map[string]string{ExcludeFromLBLabel: "true"},
+					Annotations: map[string]string{
+						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
+						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
+						AnnotationRestore: `{"unschedulable":false,"label":true,"labelPrevious":"false"}`,
+					},
+				},
+				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
+					{Key: TaintKey, Value: "spot-interruption", Effect: corev1.TaintEffectNoSchedule},
+				}},
+			},
 		},
 	}
 	for _, tt := range tests {

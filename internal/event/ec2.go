@@ -19,6 +19,10 @@ type ec2Detail struct {
 // actedStates are the EC2 states that mean the instance is going away.
 var actedStates = map[string]bool{"stopping": true, "stopped": true, "shutting-down": true, "terminated": true}
 
+// restoreStates are the EC2 states that mean an instance runs again: a node
+// cordoned for its stop can come back.
+var restoreStates = map[string]bool{"pending": true, "running": true}
+
 func parseSpot(h header, raw json.RawMessage) (Parsed, error) {
 	var d ec2Detail
 	if err := decodeDetail(raw, &d); err != nil {
@@ -28,7 +32,12 @@ func parseSpot(h header, raw json.RawMessage) (Parsed, error) {
 		return Parsed{}, err
 	}
 	in := h.interruption(KindSpotInterruption, d.InstanceID)
+	in.InstanceAction = clip(d.InstanceAction)
 	in.Deadline = h.time.Add(SpotNotice)
+	// AWS: hibernation begins at once; there is no two-minute warning.
+	if d.InstanceAction == "hibernate" {
+		in.Deadline = h.time
+	}
 	in.Summary = "spot interruption warning"
 	if d.InstanceAction != "" {
 		in.Summary += ", instance-action " + clip(d.InstanceAction)
@@ -59,6 +68,13 @@ func parseStateChange(h header, raw json.RawMessage) (Parsed, error) {
 	}
 	if d.State == "" {
 		return Parsed{}, rejectf("missing state")
+	}
+	if restoreStates[d.State] {
+		in := h.interruption(KindStateChange, d.InstanceID)
+		in.State = d.State
+		in.Restore = true
+		in.Summary = "instance state " + d.State + ": a node cordoned for its stop comes back"
+		return act(in)
 	}
 	if !actedStates[d.State] {
 		return ignore("instance %s entered state %q, which is not one that takes it away", d.InstanceID, clip(d.State))

@@ -19,11 +19,16 @@ const (
 	KindStateChange             Kind = "state-change"
 	KindScheduledChange         Kind = "scheduled-change"
 	KindASGLifecycle            Kind = "asg-lifecycle"
+	// KindCapacityReservationInterruption is an interruptible Capacity
+	// Reservation reclaiming its capacity: the instance is terminated at
+	// instance-termination-time (two minutes after the warning).
+	KindCapacityReservationInterruption Kind = "capacity-reservation-interruption"
 )
 
 // Kinds lists every kind, in a stable order.
 func Kinds() []Kind {
-	return []Kind{KindSpotInterruption, KindRebalanceRecommendation, KindStateChange, KindScheduledChange, KindASGLifecycle}
+	return []Kind{KindSpotInterruption, KindRebalanceRecommendation, KindStateChange, KindScheduledChange, KindASGLifecycle,
+		KindCapacityReservationInterruption}
 }
 
 // Lifecycle identifies one Auto Scaling lifecycle action that must be
@@ -60,6 +65,17 @@ type Interruption struct {
 	State string
 	// Lifecycle is set for KindASGLifecycle only.
 	Lifecycle *Lifecycle
+	// InstanceAction is what EC2 will do to a Spot or Capacity Reservation
+	// instance: terminate, stop or hibernate; empty for other kinds.
+	InstanceAction string
+	// Restore marks a notice that the threat has passed (a state change to
+	// pending or running, a Health notice closed): Drainpipe gives back
+	// what it took from the node instead of taking more.
+	Restore bool
+	// CordonOnly, when set, says why this notice warrants at most a cordon
+	// whatever the policy (an AWS Health code that does not stop, reboot or
+	// retire the instance).
+	CordonOnly string
 	// Summary is a short human description of the notice for logs and
 	// the CLI (e.g. "spot instance-action terminate").
 	Summary string

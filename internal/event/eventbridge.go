@@ -15,6 +15,7 @@ const (
 	detailHealth      = "AWS Health Event"
 	detailTerminate   = "EC2 Instance-terminate Lifecycle Action"
 	detailLaunch      = "EC2 Instance-launch Lifecycle Action"
+	detailCapacity    = "EC2 Capacity Reservation Instance Interruption Warning"
 )
 
 var detailSources = map[string]string{
@@ -24,6 +25,7 @@ var detailSources = map[string]string{
 	detailHealth:      "aws.health",
 	detailTerminate:   "aws.autoscaling",
 	detailLaunch:      "aws.autoscaling",
+	detailCapacity:    "aws.ec2",
 }
 
 // envelope is the EventBridge event structure common to every detail-type.
@@ -35,12 +37,16 @@ type envelope struct {
 	Time       string          `json:"time"`
 	Region     string          `json:"region"`
 	Detail     json.RawMessage `json:"detail"`
+	// Resources is kept raw: only AWS Health reads it, and a body whose
+	// resources are not a list must not fail the other kinds.
+	Resources json.RawMessage `json:"resources"`
 }
 
 // header is what every interruption takes from its envelope.
 type header struct {
 	id, account, region string
 	time                time.Time
+	resources           json.RawMessage
 }
 
 func (h header) interruption(k Kind, instances ...string) Interruption {
@@ -77,6 +83,8 @@ func parseEventBridge(body []byte) (Parsed, error) {
 		return parseHealth(h, env.Detail)
 	case detailTerminate:
 		return parseTerminateAction(h, env.Detail)
+	case detailCapacity:
+		return parseCapacityInterruption(h, env.Detail)
 	default: // detailLaunch
 		return ignore("%s: launching instances need no draining", detailLaunch)
 	}
@@ -99,7 +107,7 @@ func checkEnvelope(env envelope) (header, error) {
 	if len(env.Detail) == 0 || env.Detail[0] != '{' {
 		return header{}, rejectf("missing or non-object detail")
 	}
-	return header{id: env.ID, account: env.Account, region: env.Region, time: t}, nil
+	return header{id: env.ID, account: env.Account, region: env.Region, time: t, resources: env.Resources}, nil
 }
 
 // decodeDetail unmarshals an event's detail into v.

@@ -2,23 +2,48 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
 // healthDetail is the part of an AWS Health event Drainpipe reads.
+// Entities are decoded one by one so that a malformed one cannot cost the
+// well-formed ones beside it.
 type healthDetail struct {
-	Service           string `json:"service"`
-	EventTypeCode     string `json:"eventTypeCode"`
-	EventTypeCategory string `json:"eventTypeCategory"`
-	StartTime         string `json:"startTime"`
-	AffectedEntities  []struct {
-		EntityValue string `json:"entityValue"`
-	} `json:"affectedEntities"`
+	EventArn          string            `json:"eventArn"`
+	Service           string            `json:"service"`
+	EventTypeCode     string            `json:"eventTypeCode"`
+	EventTypeCategory string            `json:"eventTypeCategory"`
+	StatusCode        string            `json:"statusCode"`
+	StartTime         string            `json:"startTime"`
+	AffectedEntities  []json.RawMessage `json:"affectedEntities"`
 }
+
+// healthStatusClosed is the status of a notice that no longer threatens
+// anything: cleared, cancelled or completed.
+const healthStatusClosed = "closed"
+
+// HealthActedCodes are the EC2 scheduled-change codes that stop, reboot or
+// retire the instance itself (EC2's scheduled event codes instance-stop,
+// instance-retirement, instance-reboot and system-reboot). Any other
+// scheduledChange code (system maintenance, network maintenance, dedicated
+// host events, ...) may leave the instance running: it is cordoned at most.
+var HealthActedCodes = []string{
+	"AWS_EC2_INSTANCE_STOP_SCHEDULED",
+	"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+	"AWS_EC2_PERSISTENT_INSTANCE_RETIREMENT_SCHEDULED",
+	"AWS_EC2_INSTANCE_REBOOT_MAINTENANCE_SCHEDULED",
+	"AWS_EC2_SYSTEM_REBOOT_MAINTENANCE_SCHEDULED",
+}
+
+// maxEventArn bounds the notice ARN kept as the event id (and annotation).
+const maxEventArn = 512
 
 // parseHealth turns an EC2 scheduled change (retirement, maintenance,
 // reboot) into one interruption naming every affected instance, due at the
-// scheduled start.
+// scheduled start; a closed notice becomes a restore for the same
+// instances. The event id is the notice's ARN, the same in every update of
+// one notice, so its closing can be matched with its opening.
 func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	var d healthDetail
 	if err := decodeDetail(raw, &d); err != nil {
@@ -30,35 +55,93 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	if d.EventTypeCategory != "scheduledChange" {
 		return ignore("AWS Health event of category %q, not scheduledChange", clip(d.EventTypeCategory))
 	}
-	start, err := parseTime("scheduled start time", d.StartTime)
-	if err != nil {
-		return Parsed{}, err
-	}
-	var instances []string
-	seen := map[string]bool{}
-	for _, e := range d.AffectedEntities {
-		// EC2 Health events can also name hosts or volumes; only
-		// instances have nodes. Something that claims to be an
-		// instance must be a well-formed one.
-		if !strings.HasPrefix(e.EntityValue, "i-") {
-			continue
-		}
-		if err := checkInstanceID(e.EntityValue); err != nil {
-			return Parsed{}, err
-		}
-		if !seen[e.EntityValue] {
-			seen[e.EntityValue] = true
-			instances = append(instances, e.EntityValue)
-		}
-	}
+	instances, bad := healthInstances(d.AffectedEntities, h.resources)
 	if len(instances) == 0 {
+		if len(bad) > 0 {
+			return Parsed{}, rejectf("AWS Health notice names no well-formed instance: %s", strings.Join(bad, "; "))
+		}
 		return ignore("AWS Health scheduled change %q names no EC2 instance", clip(d.EventTypeCode))
 	}
+	code := clip(d.EventTypeCode)
 	in := h.interruption(KindScheduledChange, instances...)
-	in.Deadline = start
-	in.Summary = "AWS Health scheduled change"
-	if d.EventTypeCode != "" {
-		in.Summary += " " + clip(d.EventTypeCode)
+	if d.EventArn != "" {
+		if err := checkName("Health event ARN", d.EventArn); err != nil || len(d.EventArn) > maxEventArn {
+			return Parsed{}, rejectf("malformed Health event ARN %q", clip(d.EventArn))
+		}
+		in.EventID = d.EventArn
+	}
+	switch {
+	case d.StatusCode == healthStatusClosed:
+		in.Restore = true
+		in.Summary = "AWS Health notice closed " + code + ": nodes cordoned for it come back"
+	case !isActedCode(d.EventTypeCode):
+		start, err := parseTime("scheduled start time", d.StartTime)
+		if err != nil {
+			return Parsed{}, err
+		}
+		in.Deadline = start
+		in.CordonOnly = fmt.Sprintf("AWS Health code %q does not stop, reboot or retire the instance", code)
+		in.Summary = "AWS Health scheduled change " + code + " (cordon at most: " + in.CordonOnly + ")"
+	default:
+		start, err := parseTime("scheduled start time", d.StartTime)
+		if err != nil {
+			return Parsed{}, err
+		}
+		in.Deadline = start
+		in.Summary = "AWS Health scheduled change " + code
+	}
+	if len(bad) > 0 {
+		in.Summary += fmt.Sprintf("; %d malformed entities skipped (first: %s)", len(bad), bad[0])
 	}
 	return act(in)
+}
+
+func isActedCode(code string) bool {
+	for _, c := range HealthActedCodes {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// healthInstances reads the instance IDs of a notice from its affected
+// entities or, when it has none, from the event's resources. EC2 Health
+// events can also name hosts or volumes; only instances have nodes. A
+// malformed entry is reported in bad and skipped.
+func healthInstances(entities []json.RawMessage, resources json.RawMessage) (ids, bad []string) {
+	var values []string
+	if len(entities) > 0 {
+		for i, raw := range entities {
+			var e struct {
+				EntityValue string `json:"entityValue"`
+			}
+			if err := json.Unmarshal(raw, &e); err != nil {
+				bad = append(bad, fmt.Sprintf("entity %d is not an object with a string entityValue", i))
+				continue
+			}
+			values = append(values, e.EntityValue)
+		}
+	} else if len(resources) > 0 {
+		// resources is documented as a list; anything else names nothing.
+		_ = json.Unmarshal(resources, &values)
+	}
+	seen := map[string]bool{}
+	for _, v := range values {
+		if i := strings.LastIndex(v, ":instance/"); i >= 0 {
+			v = v[i+len(":instance/"):] // an instance ARN
+		}
+		if !strings.HasPrefix(v, "i-") {
+			continue
+		}
+		if !ValidInstanceID(v) {
+			bad = append(bad, fmt.Sprintf("malformed instance ID %q", clip(v)))
+			continue
+		}
+		if !seen[v] {
+			seen[v] = true
+			ids = append(ids, v)
+		}
+	}
+	return ids, bad
 }

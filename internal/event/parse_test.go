@@ -37,8 +37,30 @@ func TestParseTestdata(t *testing.T) {
 		EventID: "12345678-1234-1234-1234-123456789012",
 		Time:    mustTime(t, "2026-11-20T10:00:00Z"), Deadline: mustTime(t, "2026-11-20T10:02:00Z"),
 		Account: "123456789012", Region: "us-east-2",
-		Summary: "spot interruption warning, instance-action terminate",
+		InstanceAction: "terminate",
+		Summary:        "spot interruption warning, instance-action terminate",
 	}
+	retirement := Interruption{
+		Kind:      KindScheduledChange,
+		Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
+		EventID:   "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED_ABC123-DEF456",
+		Time:      mustTime(t, "2026-11-06T06:27:57Z"), Deadline: mustTime(t, "2026-11-20T15:10:09Z"),
+		Account: "123456789012", Region: "us-east-1",
+		Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+	}
+	// A closed notice restores the nodes cordoned for the same notice ARN;
+	// it has no deadline (its start is past, and would age it out).
+	closed := retirement
+	closed.Time, closed.Deadline, closed.Restore = mustTime(t, "2026-11-20T18:00:00Z"), time.Time{}, true
+	closed.Summary = "AWS Health notice closed AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED: nodes cordoned for it come back"
+	twoOfThree := retirement
+	twoOfThree.Instances = []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444"}
+	twoOfThree.Summary += `; 2 malformed entities skipped (first: entity 2 is not an object with a string entityValue)`
+	maintenance := retirement
+	maintenance.Instances = []string{"i-0aaaa1111bbbb2222"}
+	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED_XYZ789"
+	maintenance.CordonOnly = `AWS Health code "AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED" does not stop, reboot or retire the instance`
+	maintenance.Summary = "AWS Health scheduled change AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
 	directHook := Interruption{
 		Kind: KindASGLifecycle, Instances: []string{"i-0598c7d356eba48d7"},
 		EventID: "1ab3c5d7-2e4f-4a6b-8c0d-1e2f3a4b5c6d",
@@ -67,14 +89,38 @@ func TestParseTestdata(t *testing.T) {
 			EventID: "7bf73129-1428-4cd3-a780-95db273d1602", Time: mustTime(t, "2026-11-20T10:05:54Z"),
 			Account: "123456789012", Region: "us-east-1", State: "stopping", Summary: "instance state stopping",
 		}}},
-		{file: "eventbridge-state-change-pending.json", wantIgnore: `state "pending"`},
-		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{{
-			Kind:      KindScheduledChange,
-			Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
-			EventID:   "7fb65329-1628-4cf3-a740-95fa457b1402", Time: mustTime(t, "2026-11-06T06:27:57Z"),
-			Deadline: mustTime(t, "2026-11-20T15:10:09Z"), Account: "123456789012", Region: "us-east-1",
-			Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
+		{file: "eventbridge-state-change-pending.json", want: []Interruption{{
+			Kind: KindStateChange, Instances: []string{"i-abcd1111"},
+			EventID: "7bf73129-1428-4cd3-a780-95db273d1603", Time: mustTime(t, "2026-11-20T10:06:54Z"),
+			Account: "123456789012", Region: "us-east-1", State: "pending", Restore: true,
+			Summary: "instance state pending: a node cordoned for its stop comes back",
 		}}},
+		{file: "eventbridge-state-change-running.json", want: []Interruption{{
+			Kind: KindStateChange, Instances: []string{"i-0abcd1111abcd1111"},
+			EventID: "7bf73129-1428-4cd3-a780-95db273d1604", Time: mustTime(t, "2026-11-20T10:09:54Z"),
+			Account: "123456789012", Region: "us-east-1", State: "running", Restore: true,
+			Summary: "instance state running: a node cordoned for its stop comes back",
+		}}},
+		{file: "eventbridge-spot-hibernate.json", want: []Interruption{{
+			Kind: KindSpotInterruption, Instances: []string{"i-1234567890abcdef1"},
+			EventID: "12345678-1234-1234-1234-123456789014",
+			// Hibernation begins at once: the deadline is the event time.
+			Time: mustTime(t, "2026-11-20T10:00:00Z"), Deadline: mustTime(t, "2026-11-20T10:00:00Z"),
+			Account: "123456789012", Region: "us-east-2", InstanceAction: "hibernate",
+			Summary: "spot interruption warning, instance-action hibernate",
+		}}},
+		{file: "eventbridge-capacity-reservation-interruption.json", want: []Interruption{{
+			Kind: KindCapacityReservationInterruption, Instances: []string{"i-0123456789abcdef2"},
+			EventID: "12345678-1234-1234-1234-123456789030",
+			Time:    mustTime(t, "2026-11-20T11:00:00Z"), Deadline: mustTime(t, "2026-11-20T11:02:00Z"),
+			Account: "123456789012", Region: "us-west-2", InstanceAction: "terminate",
+			Summary: "capacity reservation interruption warning, instance-action terminate",
+		}}},
+		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{retirement}},
+		{file: "eventbridge-health-resources-only.json", want: []Interruption{retirement}},
+		{file: "eventbridge-health-closed.json", want: []Interruption{closed}},
+		{file: "eventbridge-health-one-bad-entity.json", want: []Interruption{twoOfThree}},
+		{file: "eventbridge-health-system-maintenance.json", want: []Interruption{maintenance}},
 		{file: "eventbridge-health-issue.json", wantIgnore: `category "issue"`},
 		{file: "eventbridge-asg-terminate-lifecycle.json", want: []Interruption{{
 			Kind: KindASGLifecycle, Instances: []string{"i-0fedcba9876543210"},

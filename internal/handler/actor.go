@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"time"
 
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/policy"
@@ -41,6 +42,10 @@ type Result struct {
 	Status Status
 	Reason string
 	Node   string // the node acted on, when one was found
+	// HoldFor, with StatusRetry, asks for the message back after this long
+	// rather than after the retry backoff: the pipeline keeps a rebalance
+	// cordon's message in the queue until its hold is over.
+	HoldFor time.Duration
 }
 
 // Actor carries out tasks. The dry-run actor logs; the pipeline acts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/drainpipe/drainpipe/internal/event"
@@ -43,6 +44,10 @@ func Describe(t Task) string {
 	case policy.ActionCordon:
 		fmt.Fprintf(&b, "cordon the node of %s", t.InstanceID)
 	default:
+		if slices.ContainsFunc(t.Interruptions, func(in event.Interruption) bool { return in.Restore }) {
+			fmt.Fprintf(&b, "give back the node of %s if Drainpipe holds it", t.InstanceID)
+			break
+		}
 		fmt.Fprintf(&b, "leave the node of %s alone", t.InstanceID)
 	}
 	var hooks []string

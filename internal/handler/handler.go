@@ -46,6 +46,10 @@ type Options struct {
 	// Accept lists the message shapes handled (DRAINPIPE_ACCEPT); others
 	// are rejected. Empty accepts every shape.
 	Accept event.Shapes
+	// OnHold, when set, is handed each retried record whose tasks asked to
+	// come back later (Result.HoldFor, the longest of them) instead of
+	// passing it to OnRetry; same context as OnRetry.
+	OnHold func(ctx context.Context, held events.SQSMessage, after time.Duration)
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
@@ -82,20 +86,25 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	counts := map[outcome]int{}
 	var retried []events.SQSMessage
+	var held []heldRecord
 	for i, r := range p.records {
 		r.settle(p.tasks, results, start)
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
-			retried = append(retried, batch.Records[i]) // records[i] is Records[i]
+			if after := holdFor(r, results); after > 0 && h.opts.OnHold != nil {
+				held = append(held, heldRecord{batch.Records[i], after})
+			} else {
+				retried = append(retried, batch.Records[i]) // records[i] is Records[i]
+			}
 		}
 		r.log(ctx, h.opts.Log)
 		if h.opts.OnRecord != nil {
 			h.opts.OnRecord(ctx, r.summary(start))
 		}
 	}
-	if len(retried) > 0 && h.opts.OnRetry != nil {
-		h.retry(ctx, retried)
+	if (len(retried) > 0 && h.opts.OnRetry != nil) || len(held) > 0 {
+		h.retry(ctx, retried, held)
 	}
 	if f, ok := h.opts.Actor.(flusher); ok {
 		h.flush(ctx, f)
@@ -114,7 +123,7 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 
 // retry calls OnRetry within the reserve, turning a panic into a log line:
 // hastening redelivery must never cost the batch its answer.
-func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage) {
+func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage, held []heldRecord) {
 	ctx, cancel := h.beforeAnswer(ctx)
 	defer cancel()
 	defer func() {
@@ -122,7 +131,12 @@ func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage) {
 			h.opts.Log.ErrorContext(ctx, "retry hook panicked", "panic", fmt.Sprint(p))
 		}
 	}()
-	h.opts.OnRetry(ctx, msgs)
+	for _, r := range held {
+		h.opts.OnHold(ctx, r.msg, r.after)
+	}
+	if len(msgs) > 0 && h.opts.OnRetry != nil {
+		h.opts.OnRetry(ctx, msgs)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -44,9 +44,11 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 		var skipped []string
 		for _, in := range parsed.Interruptions {
 			r.note(in)
-			action := h.opts.Policy.For(in.Kind)
+			action := h.opts.Policy.ForInterruption(in)
 			if in.Kind != event.KindASGLifecycle {
-				if action == policy.ActionNone {
+				// A restore only takes back Drainpipe's own marks, whatever
+				// the policy now says.
+				if action == policy.ActionNone && !in.Restore {
 					skipped = append(skipped, policy.IgnoreReason(in.Kind))
 					continue
 				}

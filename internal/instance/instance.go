@@ -14,4 +14,10 @@ type Instance struct {
 	Cluster    string
 	Tags       map[string]string
 	LaunchTime time.Time
+	// Lifecycle is EC2's InstanceLifecycle: "spot", "capacity-block", or
+	// empty for an On-Demand instance.
+	Lifecycle string
 }
+
+// Spot reports whether EC2 says the instance is a Spot instance.
+func (i Instance) Spot() bool { return i.Lifecycle == "spot" }

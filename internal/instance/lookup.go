@@ -90,6 +90,7 @@ func convert(i types.Instance) Instance {
 		PrivateDNSName: aws.ToString(i.PrivateDnsName),
 		LaunchTime:     aws.ToTime(i.LaunchTime),
 		Tags:           make(map[string]string, len(i.Tags)),
+		Lifecycle:      string(i.InstanceLifecycle),
 	}
 	if i.State != nil {
 		inst.State = string(i.State.Name)

@@ -37,7 +37,7 @@ func TestDescribeBatchAndRouting(t *testing.T) {
 	fake.AddInstances(
 		awsfake.Instance{ID: "i-0000000000000000a", PrivateDNSName: "ip-10-0-1-10.us-west-2.compute.internal",
 			AvailabilityZone: "us-west-2b", LaunchTime: launch, Tags: map[string]string{"eks:cluster-name": "blue"}},
-		awsfake.Instance{ID: "i-0000000000000000b", State: "shutting-down", Tags: map[string]string{"kubernetes.io/cluster/green": "owned"}},
+		awsfake.Instance{ID: "i-0000000000000000b", State: "shutting-down", Lifecycle: "spot", Tags: map[string]string{"kubernetes.io/cluster/green": "owned"}},
 		awsfake.Instance{ID: "i-0000000000000000c", Tags: map[string]string{"eks:cluster-name": "red"}},
 		awsfake.Instance{ID: "i-0000000000000000d"},
 	)
@@ -52,7 +52,7 @@ func TestDescribeBatchAndRouting(t *testing.T) {
 	want := map[string]Instance{
 		"i-0000000000000000a": {ID: "i-0000000000000000a", State: "running", PrivateDNSName: "ip-10-0-1-10.us-west-2.compute.internal",
 			AvailabilityZone: "us-west-2b", Cluster: "blue", LaunchTime: launch, Tags: map[string]string{"eks:cluster-name": "blue"}},
-		"i-0000000000000000b": {ID: "i-0000000000000000b", State: "shutting-down", AvailabilityZone: "us-west-2a", Cluster: "green",
+		"i-0000000000000000b": {ID: "i-0000000000000000b", State: "shutting-down", AvailabilityZone: "us-west-2a", Cluster: "green", Lifecycle: "spot",
 			Tags: map[string]string{"kubernetes.io/cluster/green": "owned"}},
 		"i-0000000000000000c": {ID: "i-0000000000000000c", State: "running", AvailabilityZone: "us-west-2a",
 			Tags: map[string]string{"eks:cluster-name": "red"}},

@@ -28,12 +28,15 @@ const (
 	ReasonScheduledMaintenance    = "ScheduledMaintenance"
 	ReasonLifecycleTermination    = "LifecycleTermination"
 	ReasonInstanceStateChange     = "InstanceStateChange"
-	ReasonInterruption            = "Interruption" // a kind this package does not know
-	ReasonDrained                 = "Drained"
-	ReasonDrainBlocked            = "DrainBlocked"
-	ReasonDrainUnfinished         = "DrainUnfinished"
-	ReasonEvictionRefused         = "EvictionRefused"
-	ReasonDeletedAtDeadline       = "DeletedAtDeadline"
+	// ReasonCapacityReservationInterruption: an interruptible Capacity
+	// Reservation reclaims the instance.
+	ReasonCapacityReservationInterruption = "CapacityReservationInterruption"
+	ReasonInterruption                    = "Interruption" // a kind this package does not know
+	ReasonDrained                         = "Drained"
+	ReasonDrainBlocked                    = "DrainBlocked"
+	ReasonDrainUnfinished                 = "DrainUnfinished"
+	ReasonEvictionRefused                 = "EvictionRefused"
+	ReasonDeletedAtDeadline               = "DeletedAtDeadline"
 )
 
 // Reason is the event reason for an interruption kind.
@@ -49,6 +52,8 @@ func Reason(kind string) string {
 		return ReasonLifecycleTermination
 	case event.KindStateChange:
 		return ReasonInstanceStateChange
+	case event.KindCapacityReservationInterruption:
+		return ReasonCapacityReservationInterruption
 	}
 	return ReasonInterruption
 }

@@ -156,12 +156,13 @@ func TestPodEventsAreCapped(t *testing.T) {
 
 func TestReason(t *testing.T) {
 	tests := map[string]string{
-		"spot-interruption":        ReasonSpotInterruption,
-		"rebalance-recommendation": ReasonRebalanceRecommendation,
-		"scheduled-change":         ReasonScheduledMaintenance,
-		"asg-lifecycle":            ReasonLifecycleTermination,
-		"state-change":             ReasonInstanceStateChange,
-		"something-new":            ReasonInterruption,
+		"spot-interruption":                 ReasonSpotInterruption,
+		"rebalance-recommendation":          ReasonRebalanceRecommendation,
+		"scheduled-change":                  ReasonScheduledMaintenance,
+		"asg-lifecycle":                     ReasonLifecycleTermination,
+		"state-change":                      ReasonInstanceStateChange,
+		"capacity-reservation-interruption": ReasonCapacityReservationInterruption,
+		"something-new":                     ReasonInterruption,
 	}
 	for kind, want := range tests {
 		if got := Reason(kind); got != want {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -90,10 +91,14 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
 		ASGNames:          cfg.Hooks.ASGNames,
 		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
+		OutOfService:      cfg.Return.OutOfService,
+		SkipKarpenter:     cfg.Return.SkipKarpenter,
+		RebalanceHold:     cfg.Return.RebalanceHold,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
+		NodeOf:    nodemap.Node,
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
 			return obs.drainer(k, dcfg, log)
 		},
@@ -135,8 +140,13 @@ func requiredTag(t config.Tag) string {
 // cfg.RetryDelay; nil, for records that came from no queue, leaves them be.
 func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
 	var onRetry func(context.Context, []events.SQSMessage)
-	if queue != nil && cfg.RetryDelay > 0 {
-		onRetry = redeliver.New(queue, cfg.RetryDelay, log).Schedule
+	var onHold func(context.Context, events.SQSMessage, time.Duration)
+	if queue != nil {
+		sched := redeliver.New(queue, cfg.RetryDelay, log)
+		onHold = sched.Hold
+		if cfg.RetryDelay > 0 {
+			onRetry = sched.Schedule
+		}
 	}
 	return handler.New(handler.Options{
 		Policy:          cfg.Policy,
@@ -148,5 +158,6 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnRecord:        m.Record,
 		OnRetry:         onRetry,
 		Accept:          cfg.Accept,
+		OnHold:          onHold,
 	})
 }

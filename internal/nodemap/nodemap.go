@@ -32,41 +32,52 @@ const pageSize = 500
 // and matches the providerID. It returns ErrNotFound (wrapped) when no
 // node runs on the instance.
 func Find(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (string, error) {
+	node, err := find(ctx, client, inst, pageSize)
+	if err != nil {
+		return "", err
+	}
+	return node.Name, nil
+}
+
+// Node is Find returning the node as read: a caller that needs the node's
+// labels, taints or annotations gets them with no further request (one
+// GET for an EKS-named node).
+func Node(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error) {
 	return find(ctx, client, inst, pageSize)
 }
 
-func find(ctx context.Context, client kubernetes.Interface, inst instance.Instance, limit int64) (string, error) {
+func find(ctx context.Context, client kubernetes.Interface, inst instance.Instance, limit int64) (*corev1.Node, error) {
 	if inst.ID == "" {
-		return "", errors.New("finding node: empty instance ID")
+		return nil, errors.New("finding node: empty instance ID")
 	}
 	suffix := "/" + inst.ID
-	unverified := "" // a node with the DNS name but no providerID yet
+	var unverified *corev1.Node // a node with the DNS name but no providerID yet
 	for _, name := range candidates(inst) {
 		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("getting node %s: %w", name, err)
+			return nil, fmt.Errorf("getting node %s: %w", name, err)
 		}
 		if strings.HasSuffix(node.Spec.ProviderID, suffix) {
-			return node.Name, nil
+			return node, nil
 		}
-		if node.Spec.ProviderID == "" && name == inst.PrivateDNSName && unverified == "" {
-			unverified = node.Name
+		if node.Spec.ProviderID == "" && name == inst.PrivateDNSName && unverified == nil {
+			unverified = node
 		}
 	}
-	name, err := byProviderID(ctx, client, suffix, limit)
+	node, err := byProviderID(ctx, client, suffix, limit)
 	if err != nil {
-		return "", fmt.Errorf("finding node for instance %s: %w", inst.ID, err)
+		return nil, fmt.Errorf("finding node for instance %s: %w", inst.ID, err)
 	}
-	if name == "" {
-		name = unverified // the cloud controller has not set its providerID yet
+	if node == nil {
+		node = unverified // the cloud controller has not set its providerID yet
 	}
-	if name == "" {
-		return "", fmt.Errorf("finding node for instance %s: %w", inst.ID, ErrNotFound)
+	if node == nil {
+		return nil, fmt.Errorf("finding node for instance %s: %w", inst.ID, ErrNotFound)
 	}
-	return name, nil
+	return node, nil
 }
 
 // candidates are the names a node on inst may have, most likely first.
@@ -91,28 +102,28 @@ func candidates(inst instance.Instance) []string {
 
 // byProviderID lists nodes in pages and returns the one whose providerID
 // ends in suffix, or "" when none does.
-func byProviderID(ctx context.Context, client kubernetes.Interface, suffix string, limit int64) (string, error) {
+func byProviderID(ctx context.Context, client kubernetes.Interface, suffix string, limit int64) (*corev1.Node, error) {
 	opts := metav1.ListOptions{Limit: limit}
 	for {
 		list, err := client.CoreV1().Nodes().List(ctx, opts)
 		if err != nil {
-			return "", fmt.Errorf("listing nodes: %w", err)
+			return nil, fmt.Errorf("listing nodes: %w", err)
 		}
-		if name := match(list.Items, suffix); name != "" {
-			return name, nil
+		if node := match(list.Items, suffix); node != nil {
+			return node, nil
 		}
 		if list.Continue == "" {
-			return "", nil
+			return nil, nil
 		}
 		opts.Continue = list.Continue
 	}
 }
 
-func match(nodes []corev1.Node, suffix string) string {
+func match(nodes []corev1.Node, suffix string) *corev1.Node {
 	for i := range nodes {
 		if strings.HasSuffix(nodes[i].Spec.ProviderID, suffix) {
-			return nodes[i].Name
+			return &nodes[i]
 		}
 	}
-	return ""
+	return nil
 }

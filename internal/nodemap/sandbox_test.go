@@ -96,9 +96,13 @@ func TestFindOnSandbox(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cnt.reset()
-			got, err := find(ctx, client, tt.inst, 2)
+			node, err := find(ctx, client, tt.inst, 2)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("find() error = %v, want %v", err, tt.wantErr)
+			}
+			var got string
+			if node != nil {
+				got = node.Name
 			}
 			if got != tt.want {
 				t.Errorf("find() = %q, want %q", got, tt.want)

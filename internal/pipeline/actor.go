@@ -20,6 +20,7 @@ type Deps struct {
 	Instances  Instances
 	Clusters   Clusters
 	FindNode   NodeFinder
+	NodeOf     NodeGetter // optional: FindNode and a GET when nil
 	NewDrainer DrainerFactory
 	Hooks      Hooks
 	Recorder   Recorder     // default NopRecorder
@@ -35,6 +36,7 @@ type Actor struct {
 	lookups    *lookups
 	clusters   Clusters
 	findNode   NodeFinder
+	nodeOf     NodeGetter
 	newDrainer DrainerFactory
 	hooks      Hooks
 	rec        Recorder
@@ -75,7 +77,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 		d.Log = slog.Default()
 	}
 	a := &Actor{
-		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode,
+		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)
@@ -128,6 +130,10 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if t.InstanceID == "" {
 		return ignored("task names no instance")
 	}
+	if in, ok := restoreOf(t); ok {
+		return a.restore(ctx, in, t, log)
+	}
+	t = withoutRestores(t)
 	if !acts(t.Action) {
 		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
 	}
@@ -147,7 +153,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return retryAWS("looking up instance", err, log)
 	case !found:
 		return ignored("instance not found in EC2")
-	case inst.State == "terminated":
+	case inst.State == "terminated" && !a.cfg.OutOfService:
 		return ignored("stale: instance is already terminated")
 	case inst.Cluster == "":
 		return ignored("instance ignored: " + a.whyIgnored(inst))
@@ -155,6 +161,14 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
 		return ignored(why)
 	}
+	t, dropped := credible(t, inst)
+	if len(t.Interruptions) == 0 {
+		return ignored(joinReasons(dropped))
+	}
+	if len(dropped) > 0 {
+		log.Info("claims contradicted by EC2 dropped", "reasons", dropped)
+	}
+	p = primary(t)
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
@@ -165,6 +179,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
+	}
+	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, log); stop {
+		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
 		Evict: t.Action == policy.ActionCordonAndDrain}
@@ -183,6 +200,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
 	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
+	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node
 	return r
 }

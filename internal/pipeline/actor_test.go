@@ -168,8 +168,13 @@ func TestAct(t *testing.T) {
 			Deadline: t0.Add(DefaultStoppedWait), Evict: true}},
 		wantDescribes: 1,
 	}, {
-		name:       "running instance after a state change: no deadline, waits for its pods",
-		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
+		name: "stopping instance after a state change: no deadline, waits for its pods",
+		opts: rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}},
+			instances: map[string]instance.Instance{instID: func() instance.Instance {
+				i := ourInstance()
+				i.State = "stopping"
+				return i
+			}()}},
 		task:       task(policy.ActionCordonAndDrain, 1, stateChange(t0, "stopping")),
 		drainTakes: time.Hour,
 		wantStatus: handler.StatusRetry, wantReason: "invocation budget ran out", wantNode: nodeName,

@@ -78,6 +78,16 @@ type Config struct {
 	// StoppedWait is how long a drain of a stopped instance's node evicts
 	// and waits before it is acknowledged (see DefaultStoppedWait).
 	StoppedWait time.Duration
+	// OutOfService taints the node of an instance EC2 reports stopped, or
+	// terminated with its Node object left, node.kubernetes.io/out-of-service
+	// so its volumes detach and its pods move (non-graceful node shutdown).
+	OutOfService bool
+	// SkipKarpenter leaves nodes labelled karpenter.sh/nodepool to
+	// Karpenter's own interruption handling.
+	SkipKarpenter bool
+	// RebalanceHold is how long a node cordoned only for a rebalance
+	// recommendation is held before it is given back; 0 keeps it cordoned.
+	RebalanceHold time.Duration
 }
 
 // withDefaults fills zero fields and rejects nonsensical ones.

@@ -52,9 +52,13 @@
 //	                                fix may come; the DLQ bounds
 //	                                it), throttling, network
 //	instance missing in EC2         not found                       Ignored  completed
-//	EC2 state terminated            stale                           Ignored  completed
+//	EC2 state terminated            stale (Config.OutOfService off) Ignored  completed
+//	EC2 state terminated, node left out-of-service taint            Done     completed
 //	no configured cluster / tag     the router's reason             Ignored  completed
 //	hook's group ≠ instance's tag   forged or misrouted             Ignored  left alone
+//	claim EC2 contradicts           not Spot, or running again      Ignored  completed
+//	SkipKarpenter, Karpenter node   left to Karpenter               Ignored  completed
+//	rebalance only, hold running    HoldFor the rest of the hold    Retry    -
 //	EKS client (describe, token)    any error                       Retry    pending*
 //	node lookup                     nodemap.ErrNotFound             Done     completed
 //	node lookup                     other error (API unreachable)   Retry    pending*
@@ -69,6 +73,18 @@
 //	RecordLifecycleActionHeartbeat  any error                       logged   (ignored)
 //
 // * completed anyway on the last delivery or near the hook's global timeout.
+//
+// # Return to service
+//
+// A task whose newest notice is a restore (state pending/running, Health
+// notice closed) gives back the node Drainpipe holds for that threat
+// (drain.Uncordon) and takes nothing; a node without Drainpipe's marks
+// costs one GET. A stopped (or terminated) instance's node gets the
+// out-of-service taint when Config.OutOfService is set. A rebalance-only
+// cordon is held for Config.RebalanceHold by asking for its message back
+// then (handler.Result.HoldFor) and given back when it returns, unless an
+// interruption has since taken the node or EC2 no longer reports the
+// instance running.
 //
 // # Dry run
 //

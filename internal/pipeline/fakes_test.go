@@ -312,7 +312,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 func ourInstance() instance.Instance {
 	return instance.Instance{ID: instID, State: "running", PrivateDNSName: nodeName, AvailabilityZone: "eu-west-1a",
-		Cluster: "prod"}
+		Cluster: "prod", Lifecycle: "spot"}
 }
 
 func spot(at time.Time) event.Interruption {

@@ -111,7 +111,7 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 	}
 	ids := make([]string, 0, len(tasks))
 	for _, t := range tasks {
-		if t.InstanceID != "" && acts(t.Action) {
+		if _, restore := restoreOf(t); t.InstanceID != "" && (acts(t.Action) || restore) {
 			ids = append(ids, t.InstanceID)
 		}
 	}

@@ -30,7 +30,7 @@ func TestPrepare(t *testing.T) {
 	known := map[string]instance.Instance{}
 	nodes := map[string]string{}
 	for _, id := range ids {
-		known[id] = instance.Instance{ID: id, State: "running", Cluster: "prod"}
+		known[id] = instance.Instance{ID: id, State: "running", Cluster: "prod", Lifecycle: "spot"}
 		nodes[id] = "node-" + id
 	}
 	tests := []struct {

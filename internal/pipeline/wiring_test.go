@@ -17,6 +17,7 @@ var (
 	_ Clusters       = (*eks.Clusters)(nil)
 	_ Clusters       = (*eks.Local)(nil)
 	_ NodeFinder     = nodemap.Find
+	_ NodeGetter     = nodemap.Node
 	_ Hooks          = (*lifecycle.Client)(nil)
 	_ DrainerFactory = func(c kubernetes.Interface) Drainer { return drain.New(c, drain.Config{}, nil) }
 )

@@ -20,6 +20,8 @@ func Default() Policy {
 		event.KindStateChange:             ActionCordonAndDrain,
 		event.KindScheduledChange:         ActionCordonAndDrain,
 		event.KindASGLifecycle:            ActionCordonAndDrain,
+		// Terminated two minutes after the warning, like a Spot instance.
+		event.KindCapacityReservationInterruption: ActionCordonAndDrain,
 	}
 }
 
@@ -44,6 +46,8 @@ func Var(k event.Kind) string {
 		return "DRAINPIPE_ACTION_SCHEDULED_CHANGE"
 	case event.KindASGLifecycle:
 		return "DRAINPIPE_ACTION_ASG_LIFECYCLE"
+	case event.KindCapacityReservationInterruption:
+		return "DRAINPIPE_ACTION_CAPACITY_RESERVATION"
 	default:
 		return ""
 	}

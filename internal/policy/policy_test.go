@@ -40,11 +40,12 @@ func TestParseAction(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	want := map[event.Kind]Action{
-		event.KindSpotInterruption:        ActionCordonAndDrain,
-		event.KindRebalanceRecommendation: ActionCordon,
-		event.KindStateChange:             ActionCordonAndDrain,
-		event.KindScheduledChange:         ActionCordonAndDrain,
-		event.KindASGLifecycle:            ActionCordonAndDrain,
+		event.KindSpotInterruption:                ActionCordonAndDrain,
+		event.KindRebalanceRecommendation:         ActionCordon,
+		event.KindStateChange:                     ActionCordonAndDrain,
+		event.KindScheduledChange:                 ActionCordonAndDrain,
+		event.KindASGLifecycle:                    ActionCordonAndDrain,
+		event.KindCapacityReservationInterruption: ActionCordonAndDrain,
 	}
 	p := Default()
 	for _, k := range event.Kinds() {
@@ -57,5 +58,27 @@ func TestDefault(t *testing.T) {
 	}
 	if got := p.For("unknown"); got != ActionNone {
 		t.Errorf("For(unknown) = %q, want none", got)
+	}
+}
+
+func TestForInterruption(t *testing.T) {
+	p := Default()
+	tests := []struct {
+		name string
+		in   event.Interruption
+		want Action
+	}{
+		{"retirement", event.Interruption{Kind: event.KindScheduledChange}, ActionCordonAndDrain},
+		{"maintenance", event.Interruption{Kind: event.KindScheduledChange, CordonOnly: "network maintenance"}, ActionCordon},
+		{"closed notice", event.Interruption{Kind: event.KindScheduledChange, Restore: true}, ActionNone},
+		{"capacity reservation", event.Interruption{Kind: event.KindCapacityReservationInterruption}, ActionCordonAndDrain},
+	}
+	for _, tt := range tests {
+		if got := p.ForInterruption(tt.in); got != tt.want {
+			t.Errorf("%s: ForInterruption = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := (Policy{event.KindScheduledChange: ActionNone}).ForInterruption(event.Interruption{Kind: event.KindScheduledChange, CordonOnly: "x"}); got != ActionNone {
+		t.Errorf("CordonOnly raised none to %q", got)
 	}
 }

@@ -19,6 +19,7 @@ type Instance struct {
 	AvailabilityZone string // us-west-2a when empty
 	Tags             map[string]string
 	LaunchTime       time.Time
+	Lifecycle        string // EC2's instanceLifecycle: spot, capacity-block; empty for On-Demand
 }
 
 // AddInstances makes instances visible to DescribeInstances, replacing any
@@ -51,6 +52,7 @@ type ec2Instance struct {
 	} `xml:"placement"`
 	LaunchTime string   `xml:"launchTime,omitempty"`
 	Tags       []ec2Tag `xml:"tagSet>item"`
+	Lifecycle  string   `xml:"instanceLifecycle,omitempty"`
 }
 
 type ec2Reservation struct {
@@ -157,6 +159,7 @@ func toEC2(in Instance) ec2Instance {
 	}
 	out.State.Code = stateCodes[out.State.Name]
 	out.PrivateDNSName = in.PrivateDNSName
+	out.Lifecycle = in.Lifecycle
 	out.Placement.AvailabilityZone = in.AvailabilityZone
 	if out.Placement.AvailabilityZone == "" {
 		out.Placement.AvailabilityZone = Region + "a"

@@ -81,6 +81,7 @@ func buildScene(ctx context.Context, w io.Writer, cfg *rest.Config, fake *awsfak
 			ID:               fixture.InstanceID(n),
 			PrivateDNSName:   n.Name,
 			AvailabilityZone: n.Labels[corev1.LabelTopologyZone],
+			Lifecycle:        "spot", // Spot warnings are checked against it
 			Tags:             map[string]string{"eks:cluster-name": clusterName},
 			LaunchTime:       time.Now().Add(-time.Hour),
 		})

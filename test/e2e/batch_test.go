@@ -21,7 +21,8 @@ func TestLiveBatchOfTenWithPartialFailures(t *testing.T) {
 	// A 10 s function with a 2 s reserve leaves the drains about 3 s
 	// (the pipeline keeps 5 s for the hooks).
 	l := startLive(t, "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_ACTION_SPOT=cordon-and-drain",
-		"DRAINPIPE_ACTION_REBALANCE=cordon", "DRAINPIPE_ACTION_ASG_LIFECYCLE=cordon-and-drain")
+		"DRAINPIPE_ACTION_REBALANCE=cordon", "DRAINPIPE_ACTION_ASG_LIFECYCLE=cordon-and-drain",
+		"DRAINPIPE_REBALANCE_HOLD=0") // the hold (a retry by design) is tested in internal/pipeline
 	nodes := l.nodes(ctx, 6, served)
 	foreign := l.node(ctx, "someone-elses-cluster")
 	spotA, spotB, rebalanced, hookBlocked, spotBlocked, hookFree := nodes[0], nodes[1], nodes[2], nodes[3], nodes[4], nodes[5]

@@ -108,6 +108,7 @@ func (l *live) nodes(ctx context.Context, n int, cluster string) []*corev1.Node 
 			ID:               fixture.InstanceID(n),
 			PrivateDNSName:   n.Name,
 			AvailabilityZone: n.Labels[corev1.LabelTopologyZone],
+			Lifecycle:        "spot", // Spot warnings are checked against it
 			Tags:             map[string]string{"eks:cluster-name": cluster},
 			LaunchTime:       time.Now().Add(-time.Hour),
 		})

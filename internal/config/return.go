@@ -1,0 +1,57 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxRebalanceHold is the longest DRAINPIPE_REBALANCE_HOLD: the hold is
+// kept as the message's visibility timeout, which SQS caps at 12 hours.
+const MaxRebalanceHold = 12 * time.Hour
+
+// Return configures which nodes Drainpipe handles and how it gives them
+// back (see README, "Return to service").
+type Return struct {
+	// SkipKarpenter leaves nodes labelled karpenter.sh/nodepool to
+	// Karpenter's own interruption handling (DRAINPIPE_KARPENTER_NODES=skip).
+	SkipKarpenter bool
+	// OutOfService taints a node node.kubernetes.io/out-of-service when
+	// EC2 reports its instance stopped or terminated, so its volumes
+	// detach and its pods move; the taint goes when the instance runs.
+	OutOfService bool
+	// RebalanceHold is how long a node cordoned only for a rebalance
+	// recommendation stays cordoned before it is given back; 0 keeps it.
+	RebalanceHold time.Duration
+}
+
+// DefaultReturn handles Karpenter nodes, uses the out-of-service taint
+// and holds a rebalance cordon 30 minutes.
+func DefaultReturn() Return {
+	return Return{OutOfService: true, RebalanceHold: 30 * time.Minute}
+}
+
+func (r *reader) loadReturn(c *Return) {
+	r.parse("KARPENTER_NODES", func(v string) error {
+		switch v {
+		case "handle":
+			c.SkipKarpenter = false
+		case "skip":
+			c.SkipKarpenter = true
+		default:
+			return fmt.Errorf("want handle or skip, got %q", v)
+		}
+		return nil
+	})
+	r.boolean("OUT_OF_SERVICE", &c.OutOfService)
+	r.parse("REBALANCE_HOLD", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 30m, got %q", v)
+		}
+		if d < 0 || d > MaxRebalanceHold {
+			return fmt.Errorf("%s is outside 0–%s", d, MaxRebalanceHold)
+		}
+		c.RebalanceHold = d.Round(time.Second)
+		return nil
+	})
+}

@@ -1,0 +1,53 @@
+package drain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// MarkOutOfService puts Kubernetes' non-graceful shutdown taint
+// (node.kubernetes.io/out-of-service=nodeshutdown:NoExecute) on a node
+// whose instance EC2 reports stopped or terminated, so the pod GC
+// controller deletes its pods and their volumes detach, and records that
+// Drainpipe put it (Uncordon removes only its own). It reports whether it
+// wrote; a node that already carries the taint is left as it is.
+func MarkOutOfService(ctx context.Context, client kubernetes.Interface, name string, now time.Time) (bool, error) {
+	for attempt := 1; ; attempt++ {
+		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("getting node %s: %w", name, err)
+		}
+		for _, t := range node.Spec.Taints {
+			if t.Key == OutOfServiceTaintKey {
+				return false, nil
+			}
+		}
+		added := metav1.NewTime(now.Truncate(time.Second))
+		taints := append(append([]corev1.Taint{}, node.Spec.Taints...), corev1.Taint{
+			Key: OutOfServiceTaintKey, Value: outOfServiceTaintValue, Effect: corev1.TaintEffectNoExecute, TimeAdded: &added})
+		p := nodePatch{
+			Metadata: patchMeta{ResourceVersion: node.ResourceVersion,
+				Annotations: map[string]string{AnnotationOutOfService: "true"}},
+			Spec: &patchSpec{Unschedulable: node.Spec.Unschedulable, Taints: taints},
+		}
+		body, err := json.Marshal(p)
+		if err != nil {
+			return false, fmt.Errorf("encoding node patch: %w", err)
+		}
+		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
+		if err == nil {
+			return true, nil
+		}
+		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
+			return false, fmt.Errorf("patching node %s: %w", name, err)
+		}
+	}
+}

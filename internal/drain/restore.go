@@ -1,0 +1,124 @@
+package drain
+
+import (
+	"encoding/json"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// What Drainpipe writes so it can give a node back exactly.
+const (
+	// AnnotationRestore records, once, what the first cordon changed: see
+	// restoreRecord.
+	AnnotationRestore = "drainpipe.dev/restore"
+	// AnnotationOutOfService marks an out-of-service taint Drainpipe put.
+	AnnotationOutOfService = "drainpipe.dev/out-of-service"
+	// OutOfServiceTaintKey is Kubernetes' non-graceful node shutdown taint.
+	OutOfServiceTaintKey   = "node.kubernetes.io/out-of-service"
+	outOfServiceTaintValue = "nodeshutdown"
+	// KarpenterDisruptedTaint is on nodes Karpenter is disrupting: never
+	// give such a node back.
+	KarpenterDisruptedTaint = "karpenter.sh/disrupted"
+	annotationPrefix        = "drainpipe.dev/"
+)
+
+// restoreRecord is what Drainpipe's first cordon of a node changed, kept in
+// AnnotationRestore so that giving the node back undoes exactly that: a
+// node someone else had cordoned stays unschedulable, and the exclusion
+// label gets its previous value back.
+type restoreRecord struct {
+	// Unschedulable is true when Drainpipe made the node unschedulable.
+	Unschedulable bool `json:"unschedulable"`
+	// Label is true when Drainpipe set the load-balancer exclusion label;
+	// LabelPrevious is its value before, nil when it was absent.
+	Label         bool    `json:"label"`
+	LabelPrevious *string `json:"labelPrevious,omitempty"`
+}
+
+// recordRestore adds AnnotationRestore to the patch of a node's first
+// cordon, the one that knows the node's own state. A node Drainpipe already
+// holds (its kind annotation is there) keeps its record, or has none when
+// an older version cordoned it: then it is given back without touching
+// its unschedulable flag or label.
+func recordRestore(node *corev1.Node, cfg Config, p *nodePatch, changed []string) []string {
+	if _, ok := node.Annotations[AnnotationRestore]; ok {
+		return changed
+	}
+	if _, ok := node.Annotations[AnnotationKind]; ok {
+		return changed
+	}
+	var r restoreRecord
+	r.Unschedulable = !node.Spec.Unschedulable
+	if v, ok := node.Labels[ExcludeFromLBLabel]; cfg.ExcludeFromLB && v != "true" {
+		r.Label = true
+		if ok {
+			r.LabelPrevious = &v
+		}
+	}
+	b, err := json.Marshal(r)
+	if err != nil { // a struct of bools and a string always encodes
+		return changed
+	}
+	if p.Metadata.Annotations == nil {
+		p.Metadata.Annotations = map[string]string{}
+		changed = append(changed, "annotations")
+	}
+	p.Metadata.Annotations[AnnotationRestore] = string(b)
+	return changed
+}
+
+// Marks is what Drainpipe holds a node out of service with, read from the
+// node: for `drainpipe nodes` and to decide whether to give it back.
+type Marks struct {
+	Node      string `json:"node"`
+	Kind      string `json:"kind,omitempty"`
+	EventID   string `json:"eventId,omitempty"`
+	Deadline  string `json:"deadline,omitempty"`
+	Since     string `json:"since,omitempty"`
+	Cordoned  bool   `json:"cordoned"`     // Drainpipe made it unschedulable
+	Tainted   bool   `json:"tainted"`      // Drainpipe's taint is on it
+	OutOfSvc  bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
+	Karpenter bool   `json:"karpenterDisrupting,omitempty"`
+	record    *restoreRecord
+}
+
+// Held reports whether Drainpipe holds anything on the node.
+func (m Marks) Held() bool {
+	return m.Kind != "" || m.Tainted || m.OutOfSvc || m.record != nil
+}
+
+// ReadMarks reads Drainpipe's marks on a node.
+func ReadMarks(node *corev1.Node) Marks {
+	a := node.Annotations
+	m := Marks{Node: node.Name, Kind: a[AnnotationKind], EventID: a[AnnotationEventID], Deadline: a[AnnotationDeadline],
+		Since: a[AnnotationFirstSeen]}
+	if raw, ok := a[AnnotationRestore]; ok {
+		var r restoreRecord
+		if json.Unmarshal([]byte(raw), &r) == nil {
+			m.record = &r
+			m.Cordoned = r.Unschedulable && node.Spec.Unschedulable
+		}
+	}
+	for _, t := range node.Spec.Taints {
+		switch {
+		case t.Key == TaintKey:
+			m.Tainted = true
+		case t.Key == OutOfServiceTaintKey && a[AnnotationOutOfService] == "true":
+			m.OutOfSvc = true
+		case t.Key == KarpenterDisruptedTaint:
+			m.Karpenter = true
+		}
+	}
+	return m
+}
+
+// hasDrainpipeAnnotation reports whether any annotation is Drainpipe's.
+func hasDrainpipeAnnotation(node *corev1.Node) bool {
+	for k := range node.Annotations {
+		if strings.HasPrefix(k, annotationPrefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
+)
+
+// KarpenterNodePoolLabel marks nodes Karpenter provisioned.
+const KarpenterNodePoolLabel = "karpenter.sh/nodepool"
+
+// karpenterSkip says why a node is left to Karpenter (Config.SkipKarpenter
+// and the node carries Karpenter's label); empty when it is handled.
+func (a *Actor) karpenterSkip(ctx context.Context, client kubernetes.Interface, name string) (string, error) {
+	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("getting node %s: %w", name, err)
+	}
+	if pool, ok := node.Labels[KarpenterNodePoolLabel]; ok {
+		return fmt.Sprintf("node %s belongs to Karpenter node pool %q and DRAINPIPE_KARPENTER_NODES=skip: "+
+			"Karpenter's interruption handling takes care of it", name, pool), nil
+	}
+	return "", nil
+}
+
+// outOfService taints the node of an instance EC2 reports stopped or
+// terminated (Config.OutOfService), so its pods and volumes move although
+// its kubelet is gone. A failure retries the record.
+func (a *Actor) outOfService(ctx context.Context, client kubernetes.Interface, inst instance.Instance, node string, r handler.Result, log *slog.Logger) handler.Result {
+	if a.cfg.DryRun {
+		log.Info("dry run: would taint node out of service", "state", inst.State)
+		return r
+	}
+	wrote, err := drain.MarkOutOfService(ctx, client, node, a.clock.Now())
+	if err != nil {
+		return retry(fmt.Sprintf("tainting node %s out of service: %v", node, err))
+	}
+	if wrote {
+		log.Info("node tainted out of service", "taint", drain.OutOfServiceTaintKey, "state", inst.State)
+		r.Reason += fmt.Sprintf("; instance is %s: node tainted %s so its volumes detach", inst.State, drain.OutOfServiceTaintKey)
+	}
+	return r
+}
+
+// rebalanceOnly reports whether a task holds nothing but rebalance
+// recommendations: only those are given back after a hold.
+func rebalanceOnly(t handler.Task) bool {
+	for _, in := range t.Interruptions {
+		if in.Kind != event.KindRebalanceRecommendation {
+			return false
+		}
+	}
+	return len(t.Interruptions) > 0
+}
+
+// overtaken says, on a rebalance redelivery, whether the node is now held
+// for something else (an interruption followed, or a newer
+// recommendation): then this message is done and must not re-cordon the
+// node under its own kind.
+func (a *Actor) overtaken(ctx context.Context, client kubernetes.Interface, name string, p event.Interruption) (string, error) {
+	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("getting node %s: %w", name, err)
+	}
+	m := drain.ReadMarks(node)
+	if m.Kind != "" && (m.Kind != string(p.Kind) || m.EventID != p.EventID) {
+		return fmt.Sprintf("node %s is now held for %s (event %s): the rebalance hold of event %s ends here",
+			name, m.Kind, m.EventID, p.EventID), nil
+	}
+	return "", nil
+}
+
+// hold keeps a rebalance-only cordon until Config.RebalanceHold has passed
+// since the node was first cordoned, by asking for the message back then
+// (handler.Result.HoldFor: its visibility timeout). When it comes back and
+// no interruption followed, the node is given back if EC2 still reports
+// the instance running. On the queue's last delivery the node is given
+// back early rather than held for good.
+func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, name string, r handler.Result, log *slog.Logger) handler.Result {
+	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return retry(fmt.Sprintf("getting node %s: %v", name, err))
+	}
+	since, err := time.Parse(time.RFC3339, drain.ReadMarks(node).Since)
+	if err != nil {
+		since = p.Time
+	}
+	now := a.clock.Now()
+	end := since.Add(a.cfg.RebalanceHold)
+	if inst.State != "running" {
+		return done(fmt.Sprintf("%s; instance is %s: node %s stays cordoned", r.Reason, inst.State, name))
+	}
+	if now.Before(end) && t.ReceiveCount < a.cfg.MaxReceiveCount {
+		return handler.Result{Status: handler.StatusRetry, HoldFor: end.Sub(now), Node: name,
+			Reason: fmt.Sprintf("%s; holding the rebalance cordon until %s (DRAINPIPE_REBALANCE_HOLD %s), then giving it back "+
+				"if no interruption followed", r.Reason, end.UTC().Format(time.RFC3339), a.cfg.RebalanceHold)}
+	}
+	if now.Before(end) {
+		log.Warn("last delivery before the rebalance hold ends: giving the node back early", "hold_ends", end)
+	}
+	return a.giveBack(ctx, client, node, drain.Match{Kinds: []string{string(event.KindRebalanceRecommendation)},
+		EventID: p.EventID}, "rebalance hold over, no interruption followed", log)
+}
+
+// beforeDrain runs the checks that need the node's name before the cordon:
+// a terminated instance's node is only tainted out of service, Karpenter's
+// nodes may be left to it, and a rebalance redelivery must not re-cordon a
+// node an interruption has since taken. stop is true when r is the result.
+func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, log *slog.Logger) (r handler.Result, stop bool) {
+	if inst.State == "terminated" { // only with Config.OutOfService
+		r = done(fmt.Sprintf("instance is terminated but node %s remains", node))
+		r = a.outOfService(ctx, client, inst, node, r, log)
+		r.Node = node
+		return r, true
+	}
+	if a.cfg.SkipKarpenter {
+		why, err := a.karpenterSkip(ctx, client, node)
+		if err != nil {
+			return retry(err.Error()), true
+		}
+		if why != "" {
+			return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
+		}
+	}
+	if a.cfg.RebalanceHold > 0 && t.ReceiveCount > 1 && rebalanceOnly(t) {
+		why, err := a.overtaken(ctx, client, node, p)
+		if err != nil {
+			return retry(err.Error()), true
+		}
+		if why != "" {
+			return handler.Result{Status: handler.StatusDone, Reason: why, Node: node}, true
+		}
+	}
+	return handler.Result{}, false
+}
+
+// afterDrain taints a stopped instance's node out of service and holds a
+// rebalance-only cordon (see hold) once the drain or cordon is done.
+func (a *Actor) afterDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, r handler.Result, log *slog.Logger) handler.Result {
+	if r.Status != handler.StatusDone {
+		return r
+	}
+	if inst.State == "stopped" && a.cfg.OutOfService {
+		return a.outOfService(ctx, client, inst, node, r, log)
+	}
+	if a.cfg.RebalanceHold > 0 && rebalanceOnly(t) && !a.cfg.DryRun {
+		return a.hold(ctx, client, t, p, inst, node, r, log)
+	}
+	return r
+}
