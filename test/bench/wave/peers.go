@@ -119,8 +119,8 @@ func nthHandle(ctx context.Context, c kubernetes.Interface, ec2c *ec2.Client, as
 }
 
 // limit is the unthrottled client: at once it cordons every target node
-// and fires every eviction, retrying those a budget refuses without
-// pause, with the admin identity (exempt from APF).
+// and fires every eviction, retrying those a budget refuses every 100 ms,
+// with the admin identity (exempt from APF).
 func limit(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet) {
 	var wg sync.WaitGroup
 	for _, n := range f.Targets() {
@@ -151,10 +151,10 @@ func evictUntilDone(ctx context.Context, c kubernetes.Interface, ns, name string
 		if err == nil || apierrors.IsNotFound(err) || !apierrors.IsTooManyRequests(err) {
 			return
 		}
-		// A budget refused: ask again as soon as it may have changed.
+		// A budget refused: ask again soon (faster floods the API server).
 		select {
 		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
