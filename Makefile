@@ -5,7 +5,7 @@ LDFLAGS   := -s -w
 SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
-.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench demo synth fuzz clean
+.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave demo synth fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -57,6 +57,11 @@ synth: build node_modules/.package-lock.json ## render the CloudFormation templa
 
 bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl drain vs the unthrottled limit (~1 min)
 	$(GO) run ./test/bench/drain
+
+# Defaults fit a 2-core machine; e.g. WAVE_ARGS='-nodes 500 -spot 0.3' for more.
+WAVE_ARGS ?=
+bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs an NTH-style peer vs the limit (~15 min)
+	$(GO) run ./test/bench/wave -bootstrap $(DIST)/local/bootstrap $(WAVE_ARGS)
 
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm)
 	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap

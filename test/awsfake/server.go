@@ -8,7 +8,8 @@
 //
 // One server answers all four services: EC2 and Auto Scaling are told
 // apart by their Action, EKS by its REST paths, SQS by its X-Amz-Target
-// header (GetQueueUrl and ChangeMessageVisibilityBatch only).
+// header (GetQueueUrl, ChangeMessageVisibility(Batch); queues made by
+// CreateQueue are modelled: receive counts, visibility, redrive).
 //
 //	fake := awsfake.New()
 //	defer fake.Close()
@@ -75,7 +76,8 @@ type Server struct {
 	queues      []string // URLs of the queues AddQueue made
 	badReceipts []string // receipt handles InvalidReceipts made fail
 	visibility  []VisibilityChange
-	hk          hookState // lifecycle hooks and the timing of their actions
+	hk          hookState              // lifecycle hooks and the timing of their actions
+	models      map[string]*queueModel // modelled queues (CreateQueue), by URL
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // sqsTargetPrefix starts the X-Amz-Target header of every SQS call: the
@@ -58,6 +59,8 @@ type sqsEntry struct {
 }
 
 type sqsRequest struct {
+	ReceiptHandle          string     `json:"ReceiptHandle"`
+	VisibilityTimeout      *int       `json:"VisibilityTimeout"`
 	QueueName              string     `json:"QueueName"`
 	QueueOwnerAWSAccountID string     `json:"QueueOwnerAWSAccountId"`
 	QueueURL               string     `json:"QueueUrl"`
@@ -76,6 +79,10 @@ func (r sqsRequest) params() url.Values {
 	set("QueueName", r.QueueName)
 	set("QueueOwnerAWSAccountId", r.QueueOwnerAWSAccountID)
 	set("QueueUrl", r.QueueURL)
+	set("ReceiptHandle", r.ReceiptHandle)
+	if r.VisibilityTimeout != nil {
+		v.Set("VisibilityTimeout", strconv.Itoa(*r.VisibilityTimeout))
+	}
 	for i, e := range r.Entries {
 		p := fmt.Sprintf("Entries.%d.", i+1)
 		if e.ID != nil {
@@ -131,6 +138,8 @@ func (s *Server) serveSQS(w http.ResponseWriter, r *http.Request, op string, bod
 		s.getQueueURL(w, req)
 	case "ChangeMessageVisibilityBatch":
 		s.changeVisibilityBatch(w, req)
+	case "ChangeMessageVisibility":
+		s.changeVisibility(w, req)
 	default:
 		writeSQSError(w, http.StatusBadRequest, "UnsupportedOperation", "awsfake: unsupported SQS operation "+op)
 	}
@@ -198,21 +207,58 @@ func (s *Server) changeVisibilityBatch(w http.ResponseWriter, req sqsRequest) {
 		Successful []map[string]string `json:"Successful"`
 		Failed     []batchFailure      `json:"Failed"`
 	}{Successful: []map[string]string{}, Failed: []batchFailure{}}
-	s.mu.Lock()
 	for _, e := range req.Entries {
-		id, handle := deref(e.ID), deref(e.ReceiptHandle)
-		switch {
-		case handle == "" || slices.Contains(s.badReceipts, handle):
-			resp.Failed = append(resp.Failed, batchFailure{ID: id, Code: "ReceiptHandleIsInvalid", Message: "The input receipt handle is invalid.", SenderFault: true})
-		case e.VisibilityTimeout == nil || *e.VisibilityTimeout < 0 || *e.VisibilityTimeout > maxVisibility:
-			resp.Failed = append(resp.Failed, batchFailure{ID: id, Code: "InvalidParameterValue", Message: "Value for parameter VisibilityTimeout is invalid.", SenderFault: true})
-		default:
-			s.visibility = append(s.visibility, VisibilityChange{QueueURL: req.QueueURL, ReceiptHandle: handle, Timeout: *e.VisibilityTimeout})
-			resp.Successful = append(resp.Successful, map[string]string{"Id": id})
+		id := deref(e.ID)
+		if code, msg := s.applyVisibility(req.QueueURL, deref(e.ReceiptHandle), e.VisibilityTimeout); code != "" {
+			resp.Failed = append(resp.Failed, batchFailure{ID: id, Code: code, Message: msg, SenderFault: true})
+			continue
+		}
+		resp.Successful = append(resp.Successful, map[string]string{"Id": id})
+	}
+	writeSQS(w, resp)
+}
+
+// changeVisibility is ChangeMessageVisibility: one entry, errors for the
+// whole call.
+func (s *Server) changeVisibility(w http.ResponseWriter, req sqsRequest) {
+	s.mu.Lock()
+	known := slices.Contains(s.queues, req.QueueURL)
+	s.mu.Unlock()
+	if !known {
+		writeSQSError(w, http.StatusBadRequest, "QueueDoesNotExist", "The specified queue does not exist.")
+		return
+	}
+	if code, msg := s.applyVisibility(req.QueueURL, req.ReceiptHandle, req.VisibilityTimeout); code != "" {
+		writeSQSError(w, http.StatusBadRequest, code, msg)
+		return
+	}
+	writeSQS(w, struct{}{})
+}
+
+// applyVisibility validates and applies one visibility change, returning
+// SQS's error code and message when refused. On a modelled queue
+// (CreateQueue) the message's state decides; on a queue only AddQueue
+// made, any handle but those InvalidReceipts names is accepted.
+func (s *Server) applyVisibility(queueURL, handle string, timeout *int) (string, string) {
+	s.mu.Lock()
+	bad := handle == "" || slices.Contains(s.badReceipts, handle)
+	m := s.models[queueURL]
+	s.mu.Unlock()
+	switch {
+	case bad:
+		return errInvalidReceipt.Code, errInvalidReceipt.Message
+	case timeout == nil || *timeout < 0 || *timeout > maxVisibility:
+		return "InvalidParameterValue", "Value for parameter VisibilityTimeout is invalid."
+	}
+	if m != nil {
+		if code, msg := queueCode(m.changeVisibility(handle, time.Duration(*timeout)*time.Second)); code != "" {
+			return code, msg
 		}
 	}
+	s.mu.Lock()
+	s.visibility = append(s.visibility, VisibilityChange{QueueURL: queueURL, ReceiptHandle: handle, Timeout: *timeout})
 	s.mu.Unlock()
-	writeSQS(w, resp)
+	return "", ""
 }
 
 func deref(p *string) string {

@@ -1,0 +1,302 @@
+package awsfake
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// QueueOptions shape a modelled queue (CreateQueue).
+type QueueOptions struct {
+	// VisibilityTimeout is the queue's default; 30 s (SQS's) when zero.
+	VisibilityTimeout time.Duration
+	// MaxReceiveCount is the redrive policy's maxReceiveCount: a receive
+	// that finds a message already received that often moves it to
+	// DeadLetterURL instead. Zero: no redrive.
+	MaxReceiveCount int
+	// DeadLetterURL is a queue made by CreateQueue before this one.
+	DeadLetterURL string
+}
+
+// Received is one delivery of a message, as ReceiveMessage returns it.
+type Received struct {
+	MessageID     string
+	Body          string
+	ReceiptHandle string
+	ReceiveCount  int       // ApproximateReceiveCount, this delivery included
+	SentAt        time.Time // SentTimestamp
+	FirstReceive  time.Time // ApproximateFirstReceiveTimestamp
+}
+
+// MessageState is the history of one message of a modelled queue, for
+// invariants ("no message unaccounted for").
+type MessageState struct {
+	ID, Body     string
+	SentAt       time.Time
+	Receives     []time.Time
+	DeletedAt    time.Time // zero while not deleted
+	DeadLettered bool      // moved to the dead-letter queue
+	InFlight     bool      // received and not yet visible again
+}
+
+// QueueError is how the queue model refuses a receipt handle; the wire
+// answers its Code.
+type QueueError struct{ Code, Message string }
+
+func (e *QueueError) Error() string { return e.Code + ": " + e.Message }
+
+var (
+	errInvalidReceipt = &QueueError{"ReceiptHandleIsInvalid", "The input receipt handle is invalid."}
+	errNotInFlight    = &QueueError{"MessageNotInflight", "The message referred to isn't in flight."}
+)
+
+// queueModel is one SQS standard queue: each message is visible, in
+// flight until its visibility timeout passes, deleted, or dead-lettered.
+type queueModel struct {
+	opts QueueOptions
+	dlq  *queueModel
+
+	mu       sync.Mutex
+	msgs     []*queued
+	receipts map[string]*queued // every receipt handle ever issued
+	wake     chan struct{}      // closed when a message may have become receivable
+}
+
+type queued struct {
+	MessageState
+	visibleAt time.Time
+	receipt   string // the latest
+}
+
+// CreateQueue makes a modelled queue known (as AddQueue does) and returns
+// its URL. ChangeMessageVisibility(Batch) on the wire acts on its
+// messages and, as SQS does, refuses receipt handles that are not the
+// latest of a message (ReceiptHandleIsInvalid) or whose message is not in
+// flight (MessageNotInflight).
+func (s *Server) CreateQueue(account, name string, o QueueOptions) (string, error) {
+	if o.VisibilityTimeout == 0 {
+		o.VisibilityTimeout = 30 * time.Second
+	}
+	m := &queueModel{opts: o, receipts: map[string]*queued{}, wake: make(chan struct{})}
+	s.mu.Lock()
+	if o.DeadLetterURL != "" {
+		if m.dlq = s.models[o.DeadLetterURL]; m.dlq == nil {
+			s.mu.Unlock()
+			return "", fmt.Errorf("creating queue %s: no dead-letter queue %s", name, o.DeadLetterURL)
+		}
+	}
+	s.mu.Unlock()
+	u := s.AddQueue(account, name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.models == nil {
+		s.models = map[string]*queueModel{}
+	}
+	s.models[u] = m
+	return u, nil
+}
+
+func (s *Server) model(url string) (*queueModel, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m := s.models[url]; m != nil {
+		return m, nil
+	}
+	return nil, fmt.Errorf("awsfake: no modelled queue %s", url)
+}
+
+// SendMessage enqueues body and returns the message id.
+func (s *Server) SendMessage(url, body string) (string, error) {
+	m, err := s.model(url)
+	if err != nil {
+		return "", err
+	}
+	id := newUUID()
+	m.put(&queued{MessageState: MessageState{ID: id, Body: body, SentAt: time.Now()}})
+	return id, nil
+}
+
+func (m *queueModel) put(q *queued) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.msgs = append(m.msgs, q)
+	m.signal()
+}
+
+// signal wakes receivers; m.mu is held.
+func (m *queueModel) signal() {
+	close(m.wake)
+	m.wake = make(chan struct{})
+}
+
+// ReceiveMessages returns up to n visible messages (1–10), waiting up to
+// wait for the first (long polling). Each returned message is in flight
+// for the queue's visibility timeout under a new receipt handle; one
+// already received MaxReceiveCount times moves to the dead-letter queue
+// instead.
+func (s *Server) ReceiveMessages(ctx context.Context, url string, n int, wait time.Duration) ([]Received, error) {
+	m, err := s.model(url)
+	if err != nil {
+		return nil, err
+	}
+	if n < 1 || n > 10 {
+		return nil, fmt.Errorf("receiving from %s: %d messages asked, not in 1–10", url, n)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		out, wake, next := m.receive(n)
+		if len(out) > 0 || !time.Now().Before(deadline) {
+			return out, nil
+		}
+		d := time.Until(deadline)
+		if !next.IsZero() {
+			d = min(d, time.Until(next))
+		}
+		t := time.NewTimer(max(d, time.Millisecond))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("receiving from %s: %w", url, ctx.Err())
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// receive takes what is visible now; it also returns the channel that
+// signals a change and the earliest time an in-flight message reappears.
+func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
+	now := time.Now()
+	var out []Received
+	var moved []*queued
+	var next time.Time
+	m.mu.Lock()
+	for _, q := range m.msgs {
+		if !q.DeletedAt.IsZero() || q.DeadLettered {
+			continue
+		}
+		if q.visibleAt.After(now) {
+			if next.IsZero() || q.visibleAt.Before(next) {
+				next = q.visibleAt
+			}
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		if m.dlq != nil && m.opts.MaxReceiveCount > 0 && len(q.Receives) >= m.opts.MaxReceiveCount {
+			q.DeadLettered = true
+			moved = append(moved, q)
+			continue
+		}
+		q.Receives = append(q.Receives, now)
+		q.visibleAt = now.Add(m.opts.VisibilityTimeout)
+		q.receipt = "AQEB" + randomToken(24)
+		m.receipts[q.receipt] = q
+		out = append(out, Received{
+			MessageID: q.ID, Body: q.Body, ReceiptHandle: q.receipt, ReceiveCount: len(q.Receives),
+			SentAt: q.SentAt, FirstReceive: q.Receives[0],
+		})
+	}
+	wake := m.wake
+	m.mu.Unlock()
+	for _, q := range moved { // SQS keeps the id and body
+		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, SentAt: q.SentAt}})
+	}
+	return out, wake, next
+}
+
+// DeleteMessage deletes the message of a receipt handle. As SQS does, a
+// handle superseded by a later receive succeeds without deleting.
+func (s *Server) DeleteMessage(url, receipt string) error {
+	m, err := s.model(url)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	q := m.receipts[receipt]
+	switch {
+	case q == nil:
+		return errInvalidReceipt
+	case q.receipt == receipt && q.DeletedAt.IsZero():
+		q.DeletedAt = time.Now()
+	}
+	return nil
+}
+
+// changeVisibility makes an in-flight message visible again timeout from
+// now (0: at once).
+func (m *queueModel) changeVisibility(receipt string, timeout time.Duration) error {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	q := m.receipts[receipt]
+	switch {
+	case q == nil || q.receipt != receipt || !q.DeletedAt.IsZero() || q.DeadLettered:
+		return errInvalidReceipt
+	case !q.visibleAt.After(now):
+		return errNotInFlight
+	}
+	q.visibleAt = now.Add(timeout)
+	if timeout == 0 {
+		m.signal()
+	}
+	return nil
+}
+
+// ChangeVisibility is ChangeMessageVisibility in process (for callers on
+// Lambda's side of the queue, such as an event source mapping).
+func (s *Server) ChangeVisibility(url, receipt string, timeout time.Duration) error {
+	m, err := s.model(url)
+	if err != nil {
+		return err
+	}
+	return m.changeVisibility(receipt, timeout)
+}
+
+// QueueMessages returns the state of every message a modelled queue holds
+// or held, in send order.
+func (s *Server) QueueMessages(url string) ([]MessageState, error) {
+	m, err := s.model(url)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]MessageState, 0, len(m.msgs))
+	for _, q := range m.msgs {
+		st := q.MessageState
+		st.Receives = slices.Clone(q.Receives)
+		st.InFlight = q.DeletedAt.IsZero() && !q.DeadLettered && q.visibleAt.After(now)
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// queueCode is the wire error code of a model error, or "" if it is not one.
+func queueCode(err error) (string, string) {
+	var qe *QueueError
+	if errors.As(err, &qe) {
+		return qe.Code, qe.Message
+	}
+	return "", ""
+}
+
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux
+	return hex.EncodeToString(b)
+}
+
+func newUUID() string {
+	h := randomToken(16)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

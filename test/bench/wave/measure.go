@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/fleet"
+)
+
+// waitSettled waits until every message is deleted or dead-lettered.
+func waitSettled(ctx context.Context, fake *awsfake.Server, queue string) {
+	_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+		n, err := fleet.Unsettled(fake, queue)
+		return n == 0, err
+	})
+}
+
+// fill reads the run's outcome from the observer, the fake and the API
+// server.
+func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer, dlq string, apf0 int) (*result, error) {
+	var cordoned, drained []time.Duration
+	for _, t := range obs.Times() {
+		cordoned, drained = append(cordoned, t.Cordoned), append(drained, t.Drained)
+		if t.Drained == 0 {
+			r.undrained++
+		}
+	}
+	r.cordonP99 = fleet.Percentile(cordoned, 99)
+	r.drainedP50, r.drainedP99 = fleet.Percentile(drained, 50), fleet.Percentile(drained, 99)
+	r.drainedP99 = min(r.drainedP99, r.bound) // never seen: the bound, a lower bound
+	r.hooks = f.HookState(fake)
+	if dlq != "" {
+		msgs, err := fake.QueueMessages(dlq)
+		if err != nil {
+			return nil, err
+		}
+		r.dlq = len(msgs)
+	}
+	apf, err := fleet.APFRejected(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	r.apf = apf - apf0
+	return r, nil
+}

@@ -1,0 +1,109 @@
+package esm_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/esm"
+	"github.com/drainpipe/drainpipe/test/lambdart"
+)
+
+func buildFn(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a bootstrap; skipped under -short")
+	}
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	if err := (lambdart.Build{Dir: ".", Package: "./testdata/batchfn", Output: out}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMappingPartialBatchTimeoutAndRedrive runs the mapping over a queue
+// with a dead-letter queue: done messages are deleted, failed items and
+// the batch of a timed-out invocation come back and are redriven after
+// maxReceiveCount deliveries, and no more environments run than allowed.
+func TestMappingPartialBatchTimeoutAndRedrive(t *testing.T) {
+	bootstrap := buildFn(t)
+	fake := awsfake.New()
+	t.Cleanup(fake.Close)
+	dlq, err := fake.CreateQueue("123456789012", "fn-dlq", awsfake.QueueOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := fake.CreateQueue("123456789012", "fn", awsfake.QueueOptions{VisibilityTimeout: 2 * time.Second, MaxReceiveCount: 2, DeadLetterURL: dlq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := []string{"ok", "fail", "ok", "hang", "ok", "ok"}
+	ids := map[string]string{}
+	for _, b := range bodies {
+		id, err := fake.SendMessage(url, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[id] = b
+	}
+	m, err := esm.Start(esm.Options{
+		Fake: fake, QueueURL: url, QueueARN: "arn:aws:sqs:us-west-2:123456789012:fn",
+		BatchSize: 2, MaxConcurrency: 2, Timeout: time.Second, Bootstrap: bootstrap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var states []awsfake.MessageState
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		states, err = fake.QueueMessages(url)
+		for _, s := range states {
+			if s.DeletedAt.IsZero() && !s.DeadLettered {
+				return false, err
+			}
+		}
+		return true, err
+	})
+	if err != nil {
+		t.Fatalf("queue never settled: %v (%+v)", err, states)
+	}
+	invs := m.Invocations()
+	hungWith := map[string]bool{} // ok messages batched with a hang share its fate
+	for _, inv := range invs {
+		for _, id := range inv.IDs {
+			hungWith[id] = hungWith[id] || inv.Outcome == "timeout"
+		}
+	}
+	for _, s := range states {
+		want := ids[s.ID] != "ok" || hungWith[s.ID]
+		if s.DeadLettered != want || len(s.Receives) > 2 {
+			t.Errorf("message %q: dead-lettered %v after %d receives, want dead-lettered %v", ids[s.ID], s.DeadLettered, len(s.Receives), want)
+		}
+	}
+	counts := map[string]int{}
+	for _, inv := range invs {
+		counts[inv.Outcome]++
+		if inv.Cold {
+			counts["cold"]++
+		}
+	}
+	if counts["timeout"] < 2 || counts["partial"] < 1 || counts["cold"] < 2 || counts["ok"]+counts["partial"] <= counts["cold"]-counts["timeout"] {
+		t.Errorf("invocation outcomes %v: want timeouts that cost environments, partial batches and warm reuse", counts)
+	}
+	if p := m.PeakEnvironments(); p < 1 || p > 2 {
+		t.Errorf("peak environments = %d, want 1–2", p)
+	}
+}

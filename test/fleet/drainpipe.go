@@ -1,0 +1,83 @@
+package fleet
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/esm"
+)
+
+// Function is how the wave's Drainpipe is deployed; zero fields get the
+// stack's defaults.
+type Function struct {
+	Bootstrap       string
+	Kubeconfig      string        // acting as DrainpipeUser (Identity.WriteKubeconfig)
+	Cluster         string        // DRAINPIPE_CLUSTERS; the fleet's Spec.Cluster
+	BatchSize       int           // default 10
+	BatchWindow     time.Duration // default 0
+	MaxConcurrency  int           // default 10
+	Timeout         time.Duration // default 300 s
+	MaxReceiveCount int           // default 5
+	Env             []string      // more DRAINPIPE_* settings, applied last
+	Stdout          io.Writer     // every environment's output; nil keeps it in memory only
+}
+
+func (f Function) withDefaults() Function {
+	if f.BatchSize == 0 {
+		f.BatchSize = 10
+	}
+	if f.MaxConcurrency == 0 {
+		f.MaxConcurrency = 10
+	}
+	if f.Timeout == 0 {
+		f.Timeout = 300 * time.Second
+	}
+	if f.MaxReceiveCount == 0 {
+		f.MaxReceiveCount = 5
+	}
+	return f
+}
+
+// Deployment is Drainpipe running on the fleet: its queues and its event
+// source mapping.
+type Deployment struct {
+	Function
+	Queue, DLQ string
+	Mapping    *esm.Mapping
+}
+
+// Deploy creates the queues on fake and starts the mapping; Stop it.
+func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
+	fn = fn.withDefaults()
+	queue, dlq, err := Queues(fake, fn.Timeout, fn.MaxReceiveCount)
+	if err != nil {
+		return nil, err
+	}
+	env := append([]string{
+		"DRAINPIPE_KUBECONFIG=" + fn.Kubeconfig,
+		"DRAINPIPE_CLUSTERS=" + fn.Cluster,
+		"DRAINPIPE_MAX_RECEIVE_COUNT=" + strconv.Itoa(fn.MaxReceiveCount),
+		"AWS_REGION=" + awsfake.Region,
+		"AWS_DEFAULT_REGION=" + awsfake.Region,
+		"AWS_ENDPOINT_URL=" + fake.URL(),
+		"AWS_ENDPOINT_URL_EC2=" + fake.URL(),
+		"AWS_ENDPOINT_URL_AUTO_SCALING=" + fake.URL(),
+		"AWS_ENDPOINT_URL_EKS=" + fake.URL(),
+		"AWS_ENDPOINT_URL_SQS=" + fake.URL(),
+	}, fn.Env...)
+	m, err := esm.Start(esm.Options{
+		Fake: fake, QueueURL: queue, QueueARN: QueueARN,
+		BatchSize: fn.BatchSize, BatchWindow: fn.BatchWindow, MaxConcurrency: fn.MaxConcurrency, Timeout: fn.Timeout,
+		Bootstrap: fn.Bootstrap, Env: env, FunctionName: "drainpipe", Region: awsfake.Region, Stdout: fn.Stdout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the event source mapping: %w", err)
+	}
+	return &Deployment{Function: fn, Queue: queue, DLQ: dlq, Mapping: m}, nil
+}
+
+// Stop stops the mapping and its environments.
+func (d *Deployment) Stop() error { return d.Mapping.Stop() }

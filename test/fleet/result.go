@@ -1,0 +1,98 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
+)
+
+// Hooks counts the fleet's lifecycle actions on fake: completed once,
+// completed more than once (by token), still open.
+type Hooks struct{ Completed, Double, Open int }
+
+// HookState reads fake's record of the fleet's lifecycle actions.
+func (f *Fleet) HookState(fake *awsfake.Server) Hooks {
+	done := map[string]int{}
+	for _, c := range fake.Completed() {
+		done[c.Token]++
+	}
+	var h Hooks
+	for _, n := range f.Nodes {
+		if n.Hook == nil {
+			continue
+		}
+		switch k := done[n.Hook.Token]; {
+		case k == 0:
+			h.Open++
+		case k == 1:
+			h.Completed++
+		default:
+			h.Double++
+		}
+	}
+	return h
+}
+
+// Unsettled counts the messages of a queue neither deleted nor
+// dead-lettered.
+func Unsettled(fake *awsfake.Server, queue string) (int, error) {
+	msgs, err := fake.QueueMessages(queue)
+	n := 0
+	for _, m := range msgs {
+		if m.DeletedAt.IsZero() && !m.DeadLettered {
+			n++
+		}
+	}
+	return n, err
+}
+
+// Percentile is the p-th percentile (0–100, nearest rank) of ds; a zero
+// duration (never seen) counts as infinite.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	for i, d := range s {
+		if d == 0 {
+			s[i] = time.Duration(math.MaxInt64)
+		}
+	}
+	slices.Sort(s)
+	k := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(k, len(s)-1))]
+}
+
+// APFRejected reads the API server's count of requests API Priority and
+// Fairness rejected (apiserver_flowcontrol_rejected_requests_total, all
+// priority levels and reasons).
+func APFRejected(ctx context.Context, c kubernetes.Interface) (int, error) {
+	raw, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	total := 0.0
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_flowcontrol_rejected_requests_total{") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("reading %q: %w", line, err)
+		}
+		total += v
+	}
+	return int(total), sc.Err()
+}

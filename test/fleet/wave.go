@@ -1,0 +1,74 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/drainpipe/drainpipe/test/awsfake"
+)
+
+// Queue names of the wave; one queue per fake.
+const (
+	Account   = "123456789012"
+	QueueName = "drainpipe"
+	QueueARN  = "arn:aws:sqs:" + awsfake.Region + ":" + Account + ":" + QueueName
+)
+
+// Queues makes the function's queue and its dead-letter queue on fake:
+// visibility timeout 6 × the function timeout and maxReceiveCount
+// redrives, as the stack configures them.
+func Queues(fake *awsfake.Server, functionTimeout time.Duration, maxReceiveCount int) (queue, dlq string, err error) {
+	if dlq, err = fake.CreateQueue(Account, QueueName+"-dlq", awsfake.QueueOptions{VisibilityTimeout: 6 * functionTimeout}); err != nil {
+		return "", "", err
+	}
+	queue, err = fake.CreateQueue(Account, QueueName, awsfake.QueueOptions{
+		VisibilityTimeout: 6 * functionTimeout, MaxReceiveCount: maxReceiveCount, DeadLetterURL: dlq,
+	})
+	return queue, dlq, err
+}
+
+// Enqueue sends the wave, at once: a Spot interruption warning for each
+// Spot target and a terminate lifecycle action for each hooked one, as
+// EventBridge delivers them. It returns the number of messages.
+func (f *Fleet) Enqueue(fake *awsfake.Server, queue string) (int, error) {
+	now := time.Now().UTC()
+	sent := 0
+	for _, n := range f.Targets() {
+		body, err := Event(n, now)
+		if err != nil {
+			return sent, err
+		}
+		if _, err := fake.SendMessage(queue, string(body)); err != nil {
+			return sent, fmt.Errorf("enqueueing the event of %s: %w", n.Name, err)
+		}
+		sent++
+	}
+	return sent, nil
+}
+
+// Event is the EventBridge event interrupting n at t.
+func Event(n Node, t time.Time) ([]byte, error) {
+	ev := map[string]any{
+		"version": "0", "id": randomUUID(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))), "account": Account,
+		"time": t.Format(time.RFC3339), "region": awsfake.Region,
+	}
+	if n.Hook != nil {
+		ev["detail-type"], ev["source"] = "EC2 Instance-terminate Lifecycle Action", "aws.autoscaling"
+		ev["resources"] = []string{"arn:aws:autoscaling:" + awsfake.Region + ":" + Account + ":autoScalingGroup:042cba90-ad2f-431c-9b4d-6d9055bcc9fb:autoScalingGroupName/" + n.Hook.ASG}
+		ev["detail"] = map[string]string{
+			"LifecycleActionToken": n.Hook.Token, "AutoScalingGroupName": n.Hook.ASG, "LifecycleHookName": n.Hook.Hook,
+			"EC2InstanceId": n.InstanceID, "LifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING",
+		}
+	} else {
+		ev["detail-type"], ev["source"] = "EC2 Spot Instance Interruption Warning", "aws.ec2"
+		ev["resources"] = []string{"arn:aws:ec2:" + awsfake.Region + ":" + Account + ":instance/" + n.InstanceID}
+		ev["detail"] = map[string]string{"instance-id": n.InstanceID, "instance-action": "terminate"}
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the event of %s: %w", n.Name, err)
+	}
+	return b, nil
+}
