@@ -19,11 +19,15 @@ import (
 // completed more than once (by token), still open.
 type Hooks struct{ Completed, Double, Open int }
 
-// HookState reads fake's record of the fleet's lifecycle actions.
+// HookState reads fake's record of the fleet's lifecycle actions. An
+// action that expired (no heartbeat in time) was not completed by anyone:
+// it counts as open, a hook left hanging.
 func (f *Fleet) HookState(fake *awsfake.Server) Hooks {
 	done := map[string]int{}
 	for _, c := range fake.Completed() {
-		done[c.Token]++
+		if !c.Expired {
+			done[c.Token]++
+		}
 	}
 	var h Hooks
 	for _, n := range f.Nodes {
