@@ -289,6 +289,14 @@ func summary(r drain.Report) string {
 	if len(r.Pending) > 0 {
 		s += fmt.Sprintf(", %d not started", len(r.Pending))
 	}
+	// Pods deleted at the deadline or given up as stuck are the ones an
+	// operator must hear about: budgets overridden, finalizers left.
+	if len(r.DeletedAtDeadline) > 0 {
+		s += fmt.Sprintf(", %d deleted at the deadline despite their budget", len(r.DeletedAtDeadline))
+	}
+	if len(r.Stuck) > 0 {
+		s += fmt.Sprintf(", %d stuck terminating", len(r.Stuck))
+	}
 	if len(r.Failed) > 0 {
 		s += fmt.Sprintf(", %d refused (first: %s: %s)", len(r.Failed), r.Failed[0].Pod, r.Failed[0].Reason)
 	}
