@@ -6,16 +6,11 @@ package deploy_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"os"
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -26,39 +21,12 @@ import (
 
 func TestMain(m *testing.M) { sandbox.Main(m) }
 
-// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
-func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
-	t.Helper()
-	f, err := os.Open("rbac.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	var role rbacv1.ClusterRole
-	var binding rbacv1.ClusterRoleBinding
-	for _, obj := range []any{&role, &binding} {
-		if err := dec.Decode(obj); err != nil {
-			t.Fatalf("decoding rbac.yaml: %v", err)
-		}
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		t.Fatalf("rbac.yaml has more than a ClusterRole and a ClusterRoleBinding (%v)", err)
-	}
-	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating cluster role: %v", err)
-	}
-	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating cluster role binding: %v", err)
-	}
-}
-
 func TestRBACIsEnoughToDrain(t *testing.T) {
 	sb := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	env := fixture.New(t, sb.RESTConfig())
-	applyRBAC(t, ctx, env.Client)
+	env.ApplyRBAC(ctx, "rbac.yaml", "drainpipe")
 
 	// The function's identity as EKS maps it: some user in group drainpipe.
 	cfg := rest.CopyConfig(sb.RESTConfig())
@@ -74,22 +42,6 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	env.DaemonSet(ctx, "agent")
 	if len(env.PodsOnNode(ctx, nodes[0].Name)) == 0 {
 		t.Fatal("no pods on the node to drain")
-	}
-
-	// RBAC bindings take effect asynchronously in the authorizer's cache:
-	// wait until the group can list nodes before draining.
-	for {
-		_, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
-		if err == nil {
-			break
-		}
-		if !apierrors.IsForbidden(err) || ctx.Err() != nil {
-			t.Fatalf("listing nodes as group drainpipe: %v", err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond): // polling a condition, bounded by ctx
-		}
 	}
 
 	rep, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{

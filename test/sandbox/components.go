@@ -42,6 +42,9 @@ func newPaths(dir string) paths {
 	}
 }
 
+// runFunc starts one component and records it for Stop.
+type runFunc func(name string, args ...string) (*process, error)
+
 // ports of one sandbox.
 type ports struct{ etcd, etcdPeer, apiserver, kcm, scheduler, kwok int }
 
@@ -52,7 +55,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	pn, err := freePorts(6)
+	pn, err := freePorts(7)
 	if err != nil {
 		return err
 	}
@@ -73,7 +76,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	hc := healthClient(ca, s.config.CertData, s.config.KeyData)
 
 	s.launch = newLauncher()
-	run := func(name string, args ...string) (*process, error) {
+	var run runFunc = func(name string, args ...string) (*process, error) {
 		proc, err := spawn(s.launch, opts.BinDir, p.logs, name, opts.Detach, args...)
 		if err != nil {
 			return nil, err
@@ -82,6 +85,14 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
 		return proc, nil
 	}
+	apiArgs := apiserverArgs(p, pt)
+	if opts.EKSAuth != nil { // the API server's token webhook, up first
+		webhook, err := s.startWebhook(ctx, opts, run, pn[6], server, ca.certPEM)
+		if err != nil {
+			return err
+		}
+		apiArgs = append(apiArgs, webhookArgs(webhook)...)
+	}
 	// etcd and the API server start together (the API server retries etcd);
 	// the others wait for the API server because kube-controller-manager
 	// gives up if it is not healthy within seconds.
@@ -89,7 +100,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	api, err := run("kube-apiserver", apiserverArgs(p, pt)...)
+	api, err := run("kube-apiserver", apiArgs...)
 	if err != nil {
 		return err
 	}
