@@ -58,8 +58,8 @@ synth: build node_modules/.package-lock.json ## render the CloudFormation templa
 bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl drain vs the unthrottled limit (~1 min)
 	$(GO) run ./test/bench/drain
 
-demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm)
-	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap
+demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
+	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s

@@ -24,6 +24,8 @@ const (
 	FunctionRole  = "arn:aws:iam::" + eksAccount + ":role/drainpipe-function"
 	UnmappedRole  = "arn:aws:iam::" + eksAccount + ":role/not-in-aws-auth"
 	webhookBinary = "authwebhook"
+	// AuthenticatorVersion is the aws-iam-authenticator release the webhook runs.
+	AuthenticatorVersion = "v0.7.13"
 	// DrainpipeGroup is the Kubernetes group (and user) the function's role
 	// maps to, as the stack's access entry or the aws-auth ConfigMap do.
 	DrainpipeGroup = "drainpipe"
