@@ -45,6 +45,19 @@ func newPaths(dir string) paths {
 // runFunc starts one component and records it for Stop.
 type runFunc func(name string, args ...string) (*process, error)
 
+// runner starts components from binDir, logging into logDir.
+func (s *Sandbox) runner(binDir, logDir string, detach bool) runFunc {
+	return func(name string, args ...string) (*process, error) {
+		proc, err := spawn(s.launch, binDir, logDir, name, detach, args...)
+		if err != nil {
+			return nil, err
+		}
+		s.procs = append(s.procs, proc)
+		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
+		return proc, nil
+	}
+}
+
 // ports of one sandbox.
 type ports struct{ etcd, etcdPeer, apiserver, kcm, scheduler, kwok int }
 
@@ -76,15 +89,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	hc := healthClient(ca, s.config.CertData, s.config.KeyData)
 
 	s.launch = newLauncher()
-	var run runFunc = func(name string, args ...string) (*process, error) {
-		proc, err := spawn(s.launch, opts.BinDir, p.logs, name, opts.Detach, args...)
-		if err != nil {
-			return nil, err
-		}
-		s.procs = append(s.procs, proc)
-		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
-		return proc, nil
-	}
+	run := s.runner(opts.BinDir, p.logs, opts.Detach)
 	apiArgs := apiserverArgs(p, pt)
 	if opts.EKSAuth != nil { // the API server's token webhook, up first
 		webhook, err := s.startWebhook(ctx, opts, run, pn[6], server, ca.certPEM)

@@ -16,12 +16,15 @@ import (
 
 // TestSideBySide starts a second sandbox next to the shared one: free
 // ports keep them apart, both report the stamped version, kubectl can use
-// the kubeconfig, and Stop leaves no process behind.
+// the kubeconfig, and Stop leaves no process behind (the second's token
+// webhook included).
 func TestSideBySide(t *testing.T) {
 	shared := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	second, err := sandbox.Start(ctx, sandbox.Options{Dir: t.TempDir()})
+	// The second also runs the EKS token webhook: it too must keep to
+	// loopback and free ports, and stop with the rest.
+	second, err := sandbox.Start(ctx, sandbox.Options{Dir: t.TempDir(), EKSAuth: &sandbox.EKSAuth{}})
 	if err != nil {
 		t.Fatalf("starting a second sandbox: %v", err)
 	}
@@ -55,6 +58,9 @@ func TestSideBySide(t *testing.T) {
 	}
 
 	pids := second.PIDs()
+	if _, ok := pids["authwebhook"]; !ok {
+		t.Errorf("the second sandbox runs no token webhook: %v", pids)
+	}
 	if err := second.Stop(); err != nil {
 		t.Fatalf("stopping: %v", err)
 	}
