@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/base64"
-	"net/url"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,10 +57,11 @@ func testEKSExpired(t *testing.T) {
 	}
 }
 
-// TestEKSTokenConformance: aws-iam-authenticator's own generator and
-// Drainpipe's signer make the same token when they sign at the same
-// second, and a token of each is accepted by the real webhook as user and
-// group drainpipe.
+// TestEKSTokenConformance: a token from aws-iam-authenticator's own
+// generator and one from Drainpipe's signer both get through the API
+// server as user and group drainpipe (test/sandbox's
+// TestWebhookReviewsTokens shows they are the same bytes when signed at the
+// same second).
 func TestEKSTokenConformance(t *testing.T) {
 	ctx := testContext(t)
 	sb, c := eksCluster(t)
@@ -72,19 +70,6 @@ func TestEKSTokenConformance(t *testing.T) {
 	upstream, err := sb.UpstreamToken(ctx, served, awsfake.Region, c.Function)
 	if err != nil {
 		t.Fatal(err)
-	}
-	signedAt := presignedQuery(t, upstream).Get("X-Amz-Date")
-	at, err := time.Parse("20060102T150405Z", signedAt)
-	if err != nil {
-		t.Fatalf("upstream X-Amz-Date %q: %v", signedAt, err)
-	}
-	same, err := eks.NewSigner(awsConfig(fake, c.Function), func() time.Time { return at }).Token(ctx, served)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if same.Bearer() != upstream {
-		t.Errorf("tokens signed at %s differ:\n upstream  %v\n drainpipe %v", signedAt,
-			presignedQuery(t, upstream), presignedQuery(t, same.Bearer()))
 	}
 	// Ours signed a minute earlier, so the API server's token cache cannot
 	// answer for it with upstream's review.
@@ -109,23 +94,4 @@ func TestEKSTokenConformance(t *testing.T) {
 			t.Errorf("%s token: canonical ARN %v, want %s", name, arn, sandbox.FunctionRole)
 		}
 	}
-}
-
-// presignedQuery decodes a token's presigned URL and returns its query
-// without the signature and credentials (safe to print).
-func presignedQuery(t *testing.T, token string) url.Values {
-	t.Helper()
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, "k8s-aws-v1."))
-	if err != nil {
-		t.Fatalf("decoding token: %v", err)
-	}
-	u, err := url.Parse(string(raw))
-	if err != nil {
-		t.Fatalf("parsing presigned URL: %v", err)
-	}
-	q := u.Query()
-	q.Del("X-Amz-Signature")
-	q.Del("X-Amz-Security-Token")
-	q.Set("host", u.Host)
-	return q
 }

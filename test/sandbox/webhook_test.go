@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +72,14 @@ func TestWebhookReviewsTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Signed at the same second, the two generators agree to the byte.
+	at, err := time.Parse("20060102T150405Z", presignedURL(t, upstream).Query().Get("X-Amz-Date"))
+	if err != nil {
+		t.Fatalf("upstream token's X-Amz-Date: %v", err)
+	}
+	if ours := sign(c.Function, cluster, at.Sub(time.Now())); ours != upstream {
+		t.Errorf("tokens signed at %s differ:\n upstream  %s\n drainpipe %s", at, redact(presignedURL(t, upstream)), redact(presignedURL(t, ours)))
+	}
 	for _, tc := range []struct {
 		name, token, wantUser, wantLog string
 	}{
@@ -130,4 +140,26 @@ func reviewer(t *testing.T, kubeconfig string) func(context.Context, string) (st
 		}
 		return r.Status.User.Username, r.Status.User.Groups
 	}
+}
+
+// presignedURL decodes a token.
+func presignedURL(t *testing.T, token string) *url.URL {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, "k8s-aws-v1."))
+	if err != nil {
+		t.Fatalf("decoding token: %v", err)
+	}
+	u, err := url.Parse(string(raw))
+	if err != nil {
+		t.Fatalf("parsing presigned URL: %v", err)
+	}
+	return u
+}
+
+// redact drops a presigned URL's signature and session token.
+func redact(u *url.URL) string {
+	q := u.Query()
+	q.Del("X-Amz-Signature")
+	q.Del("X-Amz-Security-Token")
+	return u.Host + u.Path + "?" + q.Encode()
 }
