@@ -126,8 +126,8 @@ func testEKSRefused(t *testing.T, cluster string, id sandbox.AWSIdentity) {
 	if !ok {
 		t.Fatal("no retried record logged")
 	}
-	if reason, _ := rec["reason"].(string); !strings.Contains(reason, "Unauthorized") || !strings.Contains(reason, cluster) {
-		t.Errorf("retry reason %q: want the cluster (%s) and Unauthorized", reason, cluster)
+	if reason, _ := rec["reason"].(string); !strings.Contains(reason, "cluster "+cluster+": the API server refused the function's token (401 Unauthorized)") {
+		t.Errorf("retry reason %q: want cluster %s refusing the token", reason, cluster)
 	}
 	noSecretsLogged(t, l.rt, id)
 }
