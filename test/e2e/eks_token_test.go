@@ -3,10 +3,12 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -90,8 +92,18 @@ func TestEKSTokenConformance(t *testing.T) {
 		if user.Username != sandbox.DrainpipeGroup || !slices.Contains(user.Groups, sandbox.DrainpipeGroup) {
 			t.Errorf("%s token: user %q groups %v, want %s in group %s", name, user.Username, user.Groups, sandbox.DrainpipeGroup, sandbox.DrainpipeGroup)
 		}
-		if arn := user.Extra["canonicalArn"]; len(arn) != 1 || arn[0] != sandbox.FunctionRole {
+		if arn := extra(user, "canonicalArn"); len(arn) != 1 || arn[0] != sandbox.FunctionRole {
 			t.Errorf("%s token: canonical ARN %v, want %s", name, arn, sandbox.FunctionRole)
 		}
 	}
+}
+
+// extra is a user's extra value by key, compared case-insensitively.
+func extra(u authenticationv1.UserInfo, key string) []string {
+	for k, v := range u.Extra {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return nil
 }
