@@ -42,8 +42,8 @@ func eksAccess(ctx context.Context, w io.Writer, sb *sandbox.Sandbox, sc *scene,
 		return nil, fmt.Errorf("applying %s: %w", rbac, err)
 	}
 	fake.AddCluster(awsfake.Cluster{Name: c.Name, Endpoint: c.Endpoint, CAData: c.CAData})
-	fmt.Fprintf(w, "  kube-apiserver asks aws-iam-authenticator (%s, logs in %s) who a bearer token is;\n",
-		sandbox.AuthenticatorVersion, filepath.Join(sb.LogDir(), "authwebhook.log"))
+	fmt.Fprintf(w, "  kube-apiserver asks aws-iam-authenticator %s (its webhook, on 127.0.0.1) who a bearer token is;\n",
+		sandbox.AuthenticatorVersion)
 	fmt.Fprintf(w, "  its fake STS checks the token's SigV4 signature, including the cluster name %s\n", c.Name)
 	fmt.Fprintf(w, "  role %s maps to user and group %s, bound by %s\n", sandbox.FunctionRole, sandbox.DrainpipeGroup, rbac)
 	fmt.Fprintf(w, "  EKS DescribeCluster(%s) answers %s and the sandbox CA\n", c.Name, c.Endpoint)
