@@ -33,6 +33,9 @@ func TestPlanCapacityBlockIsOneReservationTask(t *testing.T) {
 			task.ReceiveCount != 2 || len(task.Interruptions) != 1 || task.Interruptions[0].Kind != event.KindCapacityBlockExpiry {
 			t.Errorf("task = %+v", task)
 		}
+		if got, want := Describe(task), "cordon and drain the nodes of every instance in capacity reservation cr-0123456789abcdef0"; got != want {
+			t.Errorf("Describe = %q, want %q", got, want)
+		}
 		resp, _ := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{msg("a", block, "1"), msg("b", block, "2")}})
 		if got := len(failures(resp)); (tt.want == outcomeRetry) != (got == 2) {
 			t.Errorf("answer %v: %d failures", tt.answer, got)
