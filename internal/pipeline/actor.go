@@ -91,6 +91,9 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
+	if t.InstanceID == "" && t.Reservation != "" {
+		return a.actOnReservation(ctx, t)
+	}
 	start := a.clock.Now()
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
