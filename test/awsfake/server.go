@@ -65,6 +65,7 @@ type Server struct {
 	srv *httptest.Server
 
 	mu          sync.Mutex
+	extraKeys   map[string]string // access key → secret, besides the fake's own (AllowCredentials)
 	calls       []Call
 	faults      map[string][]Fault // by action, consumed in order
 	sticky      map[string]Fault   // by action, answered until cleared

@@ -37,7 +37,7 @@ func (s signature) validFor(service string) bool { return s.err == nil && s.serv
 // body's own hash) with the fake's credentials at the request's time and
 // compares. So a request signed with other credentials, for another
 // region, or altered after signing fails. The clock skew is not checked.
-func verifySigV4(r *http.Request, body []byte) signature {
+func verifySigV4(r *http.Request, body []byte, secretOf func(accessKeyID string) (string, bool)) signature {
 	auth := r.Header.Get("Authorization")
 	rest, ok := strings.CutPrefix(auth, "AWS4-HMAC-SHA256 ")
 	if !ok {
@@ -49,9 +49,13 @@ func verifySigV4(r *http.Request, body []byte) signature {
 		fields[k] = v
 	}
 	scope := strings.Split(fields["Credential"], "/") // key/date/region/service/aws4_request
-	if len(scope) != 5 || scope[0] != accessKeyID || scope[2] != Region || scope[4] != "aws4_request" {
-		return signature{err: fmt.Errorf("credential scope %q is not %s/<date>/%s/<service>/aws4_request",
-			fields["Credential"], accessKeyID, Region)}
+	if len(scope) != 5 || scope[2] != Region || scope[4] != "aws4_request" {
+		return signature{err: fmt.Errorf("credential scope %q is not <key>/<date>/%s/<service>/aws4_request",
+			fields["Credential"], Region)}
+	}
+	secret, known := secretOf(scope[0])
+	if !known {
+		return signature{err: fmt.Errorf("credential scope %q names an access key the fake does not know", fields["Credential"])}
 	}
 	at, err := time.Parse("20060102T150405Z", r.Header.Get("X-Amz-Date"))
 	if err != nil || at.Format("20060102") != scope[1] {
@@ -70,7 +74,7 @@ func verifySigV4(r *http.Request, body []byte) signature {
 		}
 	}
 	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: accessKeyID, SecretAccessKey: secretAccessKey,
+	creds := aws.Credentials{AccessKeyID: scope[0], SecretAccessKey: secret,
 		SessionToken: r.Header.Get("X-Amz-Security-Token")}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), scope[3], scope[2], at); err != nil {
 		return signature{service: scope[3], err: err}
@@ -107,7 +111,7 @@ func route(r *http.Request, body []byte) (service, action string) {
 // did. Requests for no known service are left to serve's own errors.
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	service, action := route(r, body)
-	sig := verifySigV4(r, body)
+	sig := verifySigV4(r, body, s.secretOf)
 	if service == "" || sig.validFor(service) {
 		return false
 	}
@@ -129,4 +133,27 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, body []byte) bo
 		writeSQSError(w, http.StatusForbidden, "SignatureDoesNotMatch", msg)
 	}
 	return true
+}
+
+// AllowCredentials makes the fake accept requests signed with another key
+// pair besides its own (e.g. a role's session credentials a test hands
+// the function), as AWS accepts any valid identity.
+func (s *Server) AllowCredentials(accessKeyID, secretAccessKey string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extraKeys == nil {
+		s.extraKeys = map[string]string{}
+	}
+	s.extraKeys[accessKeyID] = secretAccessKey
+}
+
+// secretOf returns the secret of a known access key.
+func (s *Server) secretOf(id string) (string, bool) {
+	if id == accessKeyID {
+		return secretAccessKey, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	secret, ok := s.extraKeys[id]
+	return secret, ok
 }

@@ -44,6 +44,9 @@ func newEKSLive(t *testing.T, cluster string, id sandbox.AWSIdentity) *live {
 		return strings.HasPrefix(e, "DRAINPIPE_KUBECONFIG=") || strings.HasPrefix(e, "DRAINPIPE_CLUSTERS=")
 	})
 	l.env = append(append(l.env, "DRAINPIPE_CLUSTERS="+cluster), id.Env()...)
+	// The function signs every AWS call with the role's session
+	// credentials, which the fake (it verifies signatures) must know.
+	l.aws.AllowCredentials(id.AccessKeyID, id.SecretAccessKey)
 	return l
 }
 

@@ -40,6 +40,7 @@ func testEKSExpired(t *testing.T) {
 	fake := awsfake.New()
 	t.Cleanup(fake.Close)
 	fake.AddCluster(awsfake.Cluster{Name: served, Endpoint: c.Endpoint, CAData: c.CAData})
+	fake.AllowCredentials(c.Function.AccessKeyID, c.Function.SecretAccessKey)
 	for _, tc := range []struct {
 		name string
 		skew time.Duration
