@@ -72,7 +72,7 @@ func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst
 	tick := a.clock.NewTicker(a.cfg.LaunchPoll)
 	defer tick.Stop()
 	state := "not registered"
-	for {
+	for first := true; ; first = false {
 		// Each read gets the whole context: a node Ready when the
 		// budget is already spent still completes the hook now.
 		node, err := a.getNode(ctx, client, inst)
@@ -86,6 +86,9 @@ func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst
 			state = "not registered"
 		case ctx.Err() == nil:
 			log.Warn("reading the launching instance's node", "error", err)
+		}
+		if first {
+			log.Debug("launching instance's node not Ready yet; waiting", "node_state", state)
 		}
 		select {
 		case <-wctx.Done():
