@@ -63,8 +63,8 @@ WAVE_ARGS ?=
 bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs an NTH-style peer vs the limit (~15 min)
 	$(GO) run ./test/bench/wave -bootstrap $(DIST)/local/bootstrap $(WAVE_ARGS)
 
-demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm)
-	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap
+demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
+	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s

@@ -43,7 +43,7 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	env := fixture.New(t, sb.RESTConfig())
-	applyRBAC(t, ctx, env.Client)
+	env.ApplyRBAC(ctx, "rbac.yaml", "drainpipe")
 	applyPolicy(t, ctx, env.Client)
 	client := asDrainpipe(t, sb.RESTConfig())
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})

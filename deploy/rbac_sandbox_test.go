@@ -14,7 +14,6 @@ import (
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -48,20 +47,6 @@ func decodeManifest(t *testing.T, file string, objs ...any) {
 	}
 }
 
-// applyRBAC creates the ClusterRole and ClusterRoleBinding in rbac.yaml.
-func applyRBAC(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
-	t.Helper()
-	var role rbacv1.ClusterRole
-	var binding rbacv1.ClusterRoleBinding
-	decodeManifest(t, "rbac.yaml", &role, &binding)
-	if _, err := admin.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating cluster role: %v", err)
-	}
-	if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating cluster role binding: %v", err)
-	}
-}
-
 // asDrainpipe is a client with the function's identity as EKS maps it:
 // some user in group drainpipe.
 func asDrainpipe(t *testing.T, admin *rest.Config) kubernetes.Interface {
@@ -80,7 +65,7 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	env := fixture.New(t, sb.RESTConfig())
-	applyRBAC(t, ctx, env.Client)
+	env.ApplyRBAC(ctx, "rbac.yaml", "drainpipe")
 
 	client := asDrainpipe(t, sb.RESTConfig())
 
@@ -90,22 +75,6 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 	env.DaemonSet(ctx, "agent")
 	if len(env.PodsOnNode(ctx, nodes[0].Name)) == 0 {
 		t.Fatal("no pods on the node to drain")
-	}
-
-	// RBAC bindings take effect asynchronously in the authorizer's cache:
-	// wait until the group can list nodes before draining.
-	for {
-		_, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
-		if err == nil {
-			break
-		}
-		if !apierrors.IsForbidden(err) || ctx.Err() != nil {
-			t.Fatalf("listing nodes as group drainpipe: %v", err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond): // polling a condition, bounded by ctx
-		}
 	}
 
 	// As the function runs it: with its Kubernetes events (core/v1 only).

@@ -146,7 +146,9 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 	for _, in := range parsed.Interruptions {
 		e := base
 		e.Kind = in.Kind
-		e.Instances = in.Instances
+		if in.Instances != nil {
+			e.Instances = in.Instances
+		}
 		e.Lifecycle = in.Lifecycle
 		if !in.Deadline.IsZero() {
 			e.Deadline = in.Deadline.UTC().Format(time.RFC3339)
@@ -170,6 +172,9 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 			e.Reason = fmt.Sprintf("%s; policy: %s (%s)", in.Summary, e.Action, policy.Var(in.Kind))
 			if e.Action != p.For(in.Kind) {
 				e.Reason += ", capped at cordon"
+			}
+			if in.Reservation != "" {
+				e.Reason += "; on every instance EC2 lists in " + in.Reservation
 			}
 		}
 		out = append(out, e)

@@ -37,6 +37,12 @@ func ruleSpecs(p Props) []ruleSpec {
 			Source:     jsii.Strings("aws.ec2"),
 			DetailType: jsii.Strings("EC2 Capacity Reservation Instance Interruption Warning"),
 		}},
+		// AWS's documentation spells this detail-type both ways; the
+		// warning names the reservation, whose instances the handler lists.
+		{"CapacityBlockRule", "Capacity Block expiration warnings (40 minutes before the block ends)", &awsevents.EventPattern{
+			Source:     jsii.Strings("aws.ec2"),
+			DetailType: jsii.Strings("Capacity Block Expiration Warning", "Capacity Block Reservation Expiration Warning"),
+		}},
 		{"ScheduledChangeRule", "AWS Health scheduled changes for EC2 (retirement, maintenance)", &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.health"),
 			DetailType: jsii.Strings("AWS Health Event"),

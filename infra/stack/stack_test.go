@@ -20,6 +20,7 @@ func TestRulePatterns(t *testing.T) {
 		`{` + account + `"detail-type":["AWS Health Event"],"detail":{"eventTypeCategory":["scheduledChange"],"service":["EC2"]},"source":["aws.health"]}`,
 		`{` + account + `"detail-type":["EC2 Instance Rebalance Recommendation"],"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Capacity Reservation Instance Interruption Warning"],"source":["aws.ec2"]}`,
+		`{` + account + `"detail-type":["Capacity Block Expiration Warning","Capacity Block Reservation Expiration Warning"],"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated","pending","running"]},"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Spot Instance Interruption Warning"],"source":["aws.ec2"]}`,
 	}

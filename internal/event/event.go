@@ -33,7 +33,7 @@ const (
 // Kinds lists every kind, in a stable order.
 func Kinds() []Kind {
 	return []Kind{KindSpotInterruption, KindRebalanceRecommendation, KindStateChange, KindScheduledChange, KindASGLifecycle,
-		KindCapacityReservationInterruption}
+		KindCapacityReservationInterruption, KindCapacityBlockExpiry}
 }
 
 // Lifecycle identifies one Auto Scaling lifecycle action that must be
@@ -61,11 +61,14 @@ func (l Lifecycle) LogValue() slog.Value {
 type Interruption struct {
 	Kind      Kind
 	Instances []string
-	EventID   string
-	Time      time.Time // when AWS emitted the event
-	Deadline  time.Time // when the instance goes; zero when unknown
-	Account   string
-	Region    string
+	// Reservation is the Capacity Block a capacity-block-expiry names
+	// instead of instances; the pipeline finds its instances.
+	Reservation string
+	EventID     string
+	Time        time.Time // when AWS emitted the event
+	Deadline    time.Time // when the instance goes; zero when unknown
+	Account     string
+	Region      string
 	// State is the EC2 state for state-change events (e.g. "stopping").
 	State string
 	// Lifecycle is set for KindASGLifecycle and KindASGLaunchLifecycle only.

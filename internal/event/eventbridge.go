@@ -19,13 +19,15 @@ const (
 )
 
 var detailSources = map[string]string{
-	detailSpot:        "aws.ec2",
-	detailRebalance:   "aws.ec2",
-	detailStateChange: "aws.ec2",
-	detailHealth:      "aws.health",
-	detailTerminate:   "aws.autoscaling",
-	detailLaunch:      "aws.autoscaling",
-	detailCapacity:    "aws.ec2",
+	detailSpot:           "aws.ec2",
+	detailRebalance:      "aws.ec2",
+	detailStateChange:    "aws.ec2",
+	detailHealth:         "aws.health",
+	detailTerminate:      "aws.autoscaling",
+	detailLaunch:         "aws.autoscaling",
+	detailCapacity:       "aws.ec2",
+	detailBlockExpiry:    "aws.ec2",
+	detailBlockExpiryAlt: "aws.ec2",
 }
 
 // envelope is the EventBridge event structure common to every detail-type.
@@ -85,6 +87,8 @@ func parseEventBridge(body []byte) (Parsed, error) {
 		return parseLifecycleAction(h, detailTerminate, TransitionTerminating, env.Detail)
 	case detailCapacity:
 		return parseCapacityInterruption(h, env.Detail)
+	case detailBlockExpiry, detailBlockExpiryAlt:
+		return parseBlockExpiry(h, env.Detail)
 	default: // detailLaunch
 		return parseLifecycleAction(h, detailLaunch, TransitionLaunching, env.Detail)
 	}

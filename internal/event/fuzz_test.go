@@ -34,7 +34,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse = %+v: want interruptions or an ignore reason, not both or neither", got)
 		}
 		for _, in := range got.Interruptions {
-			if in.Kind == "" || len(in.Instances) == 0 {
+			// A capacity-block-expiry names its reservation, not instances.
+			if in.Kind == "" || (len(in.Instances) == 0) == (in.Reservation == "") {
 				t.Fatalf("incomplete interruption %+v", in)
 			}
 			for _, id := range in.Instances {

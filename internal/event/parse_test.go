@@ -116,6 +116,14 @@ func TestParseTestdata(t *testing.T) {
 			Account: "123456789012", Region: "us-west-2", InstanceAction: "terminate",
 			Summary: "capacity reservation interruption warning, instance-action terminate",
 		}}},
+		{file: "eventbridge-capacity-block-expiry.json", want: []Interruption{{
+			Kind: KindCapacityBlockExpiry, Reservation: "cr-0123456789abcdef0",
+			EventID: "12345678-1234-1234-1234-123456789040",
+			// EC2 begins terminating the block's instances 30 minutes before its end.
+			Time: mustTime(t, "2026-11-20T11:20:00Z"), Deadline: mustTime(t, "2026-11-20T11:30:00Z"),
+			Account: "123456789012", Region: "us-east-2",
+			Summary: "capacity block cr-0123456789abcdef0 expires 2026-11-20T12:00:00Z",
+		}}},
 		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{retirement}},
 		{file: "eventbridge-health-resources-only.json", want: []Interruption{retirement}},
 		{file: "eventbridge-health-closed.json", want: []Interruption{closed}},

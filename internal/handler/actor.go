@@ -12,7 +12,10 @@ import (
 // once per batch, with the strongest action any of its messages asked for.
 type Task struct {
 	InstanceID string
-	Action     policy.Action
+	// Reservation, set instead of InstanceID, is a Capacity Block whose
+	// instances the actor finds (a block expiry names no instance).
+	Reservation string
+	Action      policy.Action
 	// Interruptions are every interruption in the batch naming this
 	// instance; every lifecycle hook among them must be completed.
 	Interruptions []event.Interruption

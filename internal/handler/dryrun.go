@@ -38,17 +38,21 @@ func (d DryRun) Act(ctx context.Context, t Task) Result {
 // drain the node of i-0123456789abcdef0, then complete hook my-asg/my-hook".
 func Describe(t Task) string {
 	var b strings.Builder
+	of := "the node of " + t.InstanceID
+	if t.InstanceID == "" && t.Reservation != "" {
+		of = "the nodes of every instance in capacity reservation " + t.Reservation
+	}
 	switch t.Action {
 	case policy.ActionCordonAndDrain:
-		fmt.Fprintf(&b, "cordon and drain the node of %s", t.InstanceID)
+		fmt.Fprintf(&b, "cordon and drain %s", of)
 	case policy.ActionCordon:
-		fmt.Fprintf(&b, "cordon the node of %s", t.InstanceID)
+		fmt.Fprintf(&b, "cordon %s", of)
 	default:
 		if slices.ContainsFunc(t.Interruptions, func(in event.Interruption) bool { return in.Restore }) {
-			fmt.Fprintf(&b, "give back the node of %s if Drainpipe holds it", t.InstanceID)
+			fmt.Fprintf(&b, "give back %s if Drainpipe holds it", of)
 			break
 		}
-		fmt.Fprintf(&b, "leave the node of %s alone", t.InstanceID)
+		fmt.Fprintf(&b, "leave %s alone", of)
 	}
 	var hooks []string
 	for _, in := range t.Interruptions {

@@ -59,18 +59,22 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 					continue
 				}
 			}
-			for _, id := range in.Instances {
+			for _, id := range targets(in) {
 				i, ok := byInstance[id]
 				if !ok {
 					i = len(p.tasks)
 					byInstance[id] = i
-					p.tasks = append(p.tasks, Task{InstanceID: id, Action: policy.ActionNone})
+					p.tasks = append(p.tasks, newTask(in, id))
 				}
 				t := &p.tasks[i]
 				t.Action = policy.Strongest(t.Action, action)
 				t.ReceiveCount = max(t.ReceiveCount, r.receiveCount)
 				t.noteHook(in.Lifecycle, id, r.receiveCount)
-				t.Interruptions = addInterruption(t.Interruptions, narrow(in, id))
+				one := in
+				if t.Reservation == "" {
+					one = narrow(in, id)
+				}
+				t.Interruptions = addInterruption(t.Interruptions, one)
 				if !slices.Contains(r.tasks, i) {
 					r.tasks = append(r.tasks, i)
 				}
@@ -82,6 +86,23 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 		}
 	}
 	return p
+}
+
+// targets are the keys of in's tasks: its instances, or the reservation a
+// Capacity Block expiry names instead (reservation and instance IDs differ
+// in prefix, so they share one map).
+func targets(in event.Interruption) []string {
+	if len(in.Instances) == 0 && in.Reservation != "" {
+		return []string{in.Reservation}
+	}
+	return in.Instances
+}
+
+func newTask(in event.Interruption, id string) Task {
+	if len(in.Instances) == 0 && in.Reservation != "" {
+		return Task{Reservation: id, Action: policy.ActionNone}
+	}
+	return Task{InstanceID: id, Action: policy.ActionNone}
 }
 
 // narrow is in as it concerns one instance, so an actor sees only its own

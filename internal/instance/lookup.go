@@ -66,22 +66,30 @@ func (l *Lookup) Describe(ctx context.Context, ids []string) (map[string]Instanc
 			Filters:    []types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(pageSize),
 		}
-		pages := ec2.NewDescribeInstancesPaginator(l.ec2, in)
-		for pages.HasMorePages() {
-			page, err := pages.NextPage(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("describing %d instances: %w", len(chunk), awserr.Classify(err))
-			}
-			for _, r := range page.Reservations {
-				for _, i := range r.Instances {
-					inst := convert(i)
-					inst.Cluster, _ = l.router.Cluster(inst)
-					out[inst.ID] = inst
-				}
-			}
+		if err := l.collect(ctx, in, out); err != nil {
+			return nil, fmt.Errorf("describing %d instances: %w", len(chunk), err)
 		}
 	}
 	return out, nil
+}
+
+// collect pages through in's answer, adding each instance, routed, to out.
+func (l *Lookup) collect(ctx context.Context, in *ec2.DescribeInstancesInput, out map[string]Instance) error {
+	pages := ec2.NewDescribeInstancesPaginator(l.ec2, in)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return awserr.Classify(err)
+		}
+		for _, r := range page.Reservations {
+			for _, i := range r.Instances {
+				inst := convert(i)
+				inst.Cluster, _ = l.router.Cluster(inst)
+				out[inst.ID] = inst
+			}
+		}
+	}
+	return nil
 }
 
 func convert(i types.Instance) Instance {

@@ -31,12 +31,14 @@ const (
 	// ReasonCapacityReservationInterruption: an interruptible Capacity
 	// Reservation reclaims the instance.
 	ReasonCapacityReservationInterruption = "CapacityReservationInterruption"
-	ReasonInterruption                    = "Interruption" // a kind this package does not know
-	ReasonDrained                         = "Drained"
-	ReasonDrainBlocked                    = "DrainBlocked"
-	ReasonDrainUnfinished                 = "DrainUnfinished"
-	ReasonEvictionRefused                 = "EvictionRefused"
-	ReasonDeletedAtDeadline               = "DeletedAtDeadline"
+	// ReasonCapacityBlockExpiry: the instance's Capacity Block ends.
+	ReasonCapacityBlockExpiry = "CapacityBlockExpiry"
+	ReasonInterruption        = "Interruption" // a kind this package does not know
+	ReasonDrained             = "Drained"
+	ReasonDrainBlocked        = "DrainBlocked"
+	ReasonDrainUnfinished     = "DrainUnfinished"
+	ReasonEvictionRefused     = "EvictionRefused"
+	ReasonDeletedAtDeadline   = "DeletedAtDeadline"
 )
 
 // Reason is the event reason for an interruption kind.
@@ -54,6 +56,8 @@ func Reason(kind string) string {
 		return ReasonInstanceStateChange
 	case event.KindCapacityReservationInterruption:
 		return ReasonCapacityReservationInterruption
+	case event.KindCapacityBlockExpiry:
+		return ReasonCapacityBlockExpiry
 	}
 	return ReasonInterruption
 }

@@ -162,6 +162,7 @@ func TestReason(t *testing.T) {
 		"asg-lifecycle":                     ReasonLifecycleTermination,
 		"state-change":                      ReasonInstanceStateChange,
 		"capacity-reservation-interruption": ReasonCapacityReservationInterruption,
+		"capacity-block-expiry":             ReasonCapacityBlockExpiry,
 		"something-new":                     ReasonInterruption,
 	}
 	for kind, want := range tests {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/handler"
@@ -89,6 +91,9 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
+	if t.InstanceID == "" && t.Reservation != "" {
+		return a.actOnReservation(ctx, t)
+	}
 	start := a.clock.Now()
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
@@ -181,7 +186,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
 	}
 	if err != nil {
-		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
+		return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
 	}
 	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, log); stop {
 		return r
@@ -292,10 +297,30 @@ func summary(r drain.Report) string {
 	if len(r.Pending) > 0 {
 		s += fmt.Sprintf(", %d not started", len(r.Pending))
 	}
+	// Pods deleted at the deadline or given up as stuck are the ones an
+	// operator must hear about: budgets overridden, finalizers left.
+	if len(r.DeletedAtDeadline) > 0 {
+		s += fmt.Sprintf(", %d deleted at the deadline despite their budget", len(r.DeletedAtDeadline))
+	}
+	if len(r.Stuck) > 0 {
+		s += fmt.Sprintf(", %d stuck terminating", len(r.Stuck))
+	}
 	if len(r.Failed) > 0 {
 		s += fmt.Sprintf(", %d refused (first: %s: %s)", len(r.Failed), r.Failed[0].Pod, r.Failed[0].Reason)
 	}
 	return s + fmt.Sprintf(", %d skipped, in %s", len(r.Skipped), r.Elapsed.Round(time.Millisecond))
+}
+
+// kubeReason says what to check when the API server refused the token (the
+// transport has already re-signed it once): client-go says only
+// "Unauthorized", and EKS says no more about why.
+func kubeReason(err error) string {
+	if apierrors.IsUnauthorized(err) {
+		return "the API server refused the function's token (401 Unauthorized): check that the function's role is " +
+			"mapped to group drainpipe (access entry or aws-auth), that the cluster name is right (a token is signed " +
+			"for one cluster) and the clock (a token lasts 15 minutes): " + err.Error()
+	}
+	return err.Error()
 }
 
 func done(reason string) handler.Result {

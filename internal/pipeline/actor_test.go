@@ -208,6 +208,14 @@ func TestAct(t *testing.T) {
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
 		wantStatus: handler.StatusRetry, wantReason: "finding the node in cluster prod: boom", wantDescribes: 1,
 	}, {
+		name:       "API server refuses the token: retry, saying what to check",
+		opts:       rigOpts{findErr: fmt.Errorf("getting node %s: %w", nodeName, apierrors.NewUnauthorized("Unauthorized"))},
+		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		wantStatus: handler.StatusRetry,
+		wantReason: "finding the node in cluster prod: the API server refused the function's token (401 Unauthorized): " +
+			"check that the function's role is mapped to group drainpipe (access entry or aws-auth)",
+		wantDescribes: 1,
+	}, {
 		name:       "drain fails: retry",
 		opts:       rigOpts{drainer: &fakeDrainer{err: errBoom}},
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0)),

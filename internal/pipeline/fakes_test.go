@@ -24,6 +24,22 @@ type fakeInstances struct {
 	known map[string]instance.Instance
 	err   error
 	calls [][]string
+	// members lists each capacity reservation's instances (InReservation).
+	members map[string][]string
+}
+
+func (f *fakeInstances) InReservation(_ context.Context, id string) (map[string]instance.Instance, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, []string{id})
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := map[string]instance.Instance{}
+	for _, i := range f.members[id] {
+		out[i] = f.known[i]
+	}
+	return out, nil
 }
 
 func (f *fakeInstances) Describe(_ context.Context, ids []string) (map[string]instance.Instance, error) {
@@ -215,6 +231,7 @@ type rigOpts struct {
 	cfg         Config
 	instances   map[string]instance.Instance
 	describeErr error
+	members     map[string][]string // capacity reservation -> instances
 	nodes       map[string]string
 	findErr     error
 	clusterErr  error
@@ -277,7 +294,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		o.clock = &fakeClock{now: t0}
 	}
 	r := &rig{
-		instances: &fakeInstances{known: o.instances, err: o.describeErr},
+		instances: &fakeInstances{known: o.instances, err: o.describeErr, members: o.members},
 		drainer:   o.drainer, hooks: o.hooks, clock: o.clock, rec: &countingRecorder{}, logs: &bytes.Buffer{},
 	}
 	var lookup Instances = r.instances

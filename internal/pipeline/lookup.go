@@ -64,6 +64,16 @@ func (l *lookups) prepare(ctx context.Context, ids []string) {
 	}
 }
 
+// put keeps instances already described (a reservation's) for get.
+func (l *lookups) put(found map[string]instance.Instance) {
+	now := l.clock.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, inst := range found {
+		l.byID[id] = looked{inst: inst, found: true, at: now}
+	}
+}
+
 // get returns the prepared lookup of id, consuming it, or describes id.
 func (l *lookups) get(ctx context.Context, id string) (instance.Instance, bool, error) {
 	l.mu.Lock()

@@ -22,6 +22,8 @@ func Default() Policy {
 		event.KindASGLifecycle:            ActionCordonAndDrain,
 		// Terminated two minutes after the warning, like a Spot instance.
 		event.KindCapacityReservationInterruption: ActionCordonAndDrain,
+		// EC2 terminates a Capacity Block's instances before it ends.
+		event.KindCapacityBlockExpiry: ActionCordonAndDrain,
 	}
 }
 
@@ -48,6 +50,8 @@ func Var(k event.Kind) string {
 		return "DRAINPIPE_ACTION_ASG_LIFECYCLE"
 	case event.KindCapacityReservationInterruption:
 		return "DRAINPIPE_ACTION_CAPACITY_RESERVATION"
+	case event.KindCapacityBlockExpiry:
+		return "DRAINPIPE_ACTION_CAPACITY_BLOCK"
 	default:
 		return ""
 	}

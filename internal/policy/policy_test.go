@@ -46,6 +46,7 @@ func TestDefault(t *testing.T) {
 		event.KindScheduledChange:                 ActionCordonAndDrain,
 		event.KindASGLifecycle:                    ActionCordonAndDrain,
 		event.KindCapacityReservationInterruption: ActionCordonAndDrain,
+		event.KindCapacityBlockExpiry:             ActionCordonAndDrain,
 	}
 	p := Default()
 	for _, k := range event.Kinds() {

@@ -20,6 +20,9 @@ type Instance struct {
 	Tags             map[string]string
 	LaunchTime       time.Time
 	Lifecycle        string // EC2's instanceLifecycle: spot, capacity-block; empty for On-Demand
+	// CapacityReservationID is the Capacity Reservation (or Block) the
+	// instance runs in; empty for none.
+	CapacityReservationID string
 }
 
 // AddInstances makes instances visible to DescribeInstances, replacing any
@@ -53,6 +56,8 @@ type ec2Instance struct {
 	LaunchTime string   `xml:"launchTime,omitempty"`
 	Tags       []ec2Tag `xml:"tagSet>item"`
 	Lifecycle  string   `xml:"instanceLifecycle,omitempty"`
+	// CapacityReservationID is capacityReservationId, as EC2 answers.
+	CapacityReservationID string `xml:"capacityReservationId,omitempty"`
 }
 
 type ec2Reservation struct {
@@ -71,8 +76,8 @@ type describeInstancesResponse struct {
 var stateCodes = map[string]int{"pending": 0, "running": 16, "shutting-down": 32, "terminated": 48, "stopping": 64, "stopped": 80}
 
 // describeInstances implements the parts Drainpipe uses: InstanceId.N
-// (which fails on unknown IDs, as EC2 does), the instance-id and tag:KEY
-// filters, and MaxResults/NextToken paging (filters only, as in EC2).
+// (which fails on unknown IDs, as EC2 does), the instance-id,
+// capacity-reservation-id and tag:KEY filters, and MaxResults/NextToken paging (filters only, as in EC2).
 func (s *Server) describeInstances(w http.ResponseWriter, form url.Values, fault Fault) {
 	if fault != 0 {
 		writeEC2Fault(w, fault)
@@ -82,7 +87,7 @@ func (s *Server) describeInstances(w http.ResponseWriter, form url.Values, fault
 	filters := map[string][]string{}
 	for i := 1; form.Has(fmt.Sprintf("Filter.%d.Name", i)); i++ {
 		name := form.Get(fmt.Sprintf("Filter.%d.Name", i))
-		if name != "instance-id" && !strings.HasPrefix(name, "tag:") {
+		if name != "instance-id" && name != "capacity-reservation-id" && !strings.HasPrefix(name, "tag:") {
 			writeEC2Error(w, http.StatusBadRequest, "InvalidParameterValue", "awsfake: unsupported filter "+name)
 			return
 		}
@@ -160,6 +165,7 @@ func toEC2(in Instance) ec2Instance {
 	out.State.Code = stateCodes[out.State.Name]
 	out.PrivateDNSName = in.PrivateDNSName
 	out.Lifecycle = in.Lifecycle
+	out.CapacityReservationID = in.CapacityReservationID
 	out.Placement.AvailabilityZone = in.AvailabilityZone
 	if out.Placement.AvailabilityZone == "" {
 		out.Placement.AvailabilityZone = Region + "a"
@@ -182,9 +188,12 @@ func matches(in Instance, filters map[string][]string) bool {
 	for name, values := range filters {
 		var got string
 		var ok bool
-		if name == "instance-id" {
+		switch {
+		case name == "instance-id":
 			got, ok = in.ID, true
-		} else {
+		case name == "capacity-reservation-id":
+			got, ok = in.CapacityReservationID, in.CapacityReservationID != ""
+		default:
 			got, ok = in.Tags[strings.TrimPrefix(name, "tag:")]
 		}
 		if !ok || !contains(values, got) {

@@ -34,10 +34,11 @@ const invokeTimeout = 90 * time.Second
 func main() {
 	bootstrap := flag.String("bootstrap", "", "the bootstrap to run (default: dist/local/bootstrap, built when missing)")
 	verbose := flag.Bool("v", false, "also copy the bootstrap's raw log lines to standard error")
+	eksMode := flag.Bool("eks", false, "EKS mode: no kubeconfig; the bootstrap signs EKS tokens that the real aws-iam-authenticator webhook checks")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	start := time.Now()
-	err := demo(ctx, os.Stdout, *bootstrap, *verbose)
+	err := demo(ctx, os.Stdout, *bootstrap, *verbose, *eksMode)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "\ndemo failed after %.1f s: %v\n", time.Since(start).Seconds(), err)
@@ -47,7 +48,7 @@ func main() {
 }
 
 // demo runs the whole show; every deferred stop runs whatever happens.
-func demo(ctx context.Context, w io.Writer, bootstrap string, verbose bool) (err error) {
+func demo(ctx context.Context, w io.Writer, bootstrap string, verbose, eksMode bool) (err error) {
 	var stops []func() // in start order; run in reverse
 	defer func() {
 		section(w, "Cleaning up (bootstrap, AWS fakes, control plane: stopped by PID)")
@@ -63,7 +64,7 @@ func demo(ctx context.Context, w io.Writer, bootstrap string, verbose bool) (err
 	section(w, "Starting a Kubernetes control plane on 127.0.0.1 (etcd, kube-apiserver, controller-manager, scheduler, kwok)")
 	t0 := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	sb, err := sandbox.Start(sctx, sandbox.Options{})
+	sb, err := sandbox.Start(sctx, sandboxOptions(eksMode))
 	cancel()
 	if err != nil {
 		return fmt.Errorf("starting the sandbox: %w", err)
@@ -86,14 +87,20 @@ func demo(ctx context.Context, w io.Writer, bootstrap string, verbose bool) (err
 	fmt.Fprintf(w, "  EC2 knows the 3 instances, tagged eks:cluster-name=%s, with each node's PrivateDnsName\n", clusterName)
 	fmt.Fprintf(w, "  Auto Scaling holds node 2's instance in lifecycle hook %s/%s\n", asgName, hookName)
 
-	section(w, "Starting the real bootstrap under a local Lambda Runtime API, in local mode")
+	mode, access := "local", []string{"DRAINPIPE_KUBECONFIG=" + sb.KubeconfigPath()}
+	if eksMode {
+		if access, err = eksAccess(ctx, w, sb, sc, fake); err != nil {
+			return err
+		}
+		mode = "EKS"
+	}
+	section(w, "Starting the real bootstrap under a local Lambda Runtime API, in "+mode+" mode")
 	opts := lambdart.Options{
 		Bootstrap:    bootstrap,
 		FunctionName: "drainpipe-demo",
 		Region:       awsfake.Region,
 		MemoryMB:     256,
-		Env: append(fake.Env(),
-			"DRAINPIPE_KUBECONFIG="+sb.KubeconfigPath(),
+		Env: append(append(fake.Env(), access...),
 			"DRAINPIPE_CLUSTERS="+clusterName,
 			"DRAINPIPE_LOG_LEVEL=debug", // the timeline shows when each pod is gone
 		),
@@ -107,8 +114,8 @@ func demo(ctx context.Context, w io.Writer, bootstrap string, verbose bool) (err
 		stops = append(stops, func() { stopped(w, "bootstrap", rt.Close) })
 		var init time.Duration
 		if init, err = rt.Ready(lctx); err == nil {
-			fmt.Fprintf(w, "  bootstrap pid %d, init %d ms, DRAINPIPE_KUBECONFIG=%s, DRAINPIPE_CLUSTERS=%s\n",
-				rt.PID(), init.Milliseconds(), sb.KubeconfigPath(), clusterName)
+			fmt.Fprintf(w, "  bootstrap pid %d, init %d ms, %s, DRAINPIPE_CLUSTERS=%s\n",
+				rt.PID(), init.Milliseconds(), strings.Replace(access[0], "AWS_ACCESS_KEY_ID=", "role credentials ", 1), clusterName)
 		}
 	}
 	cancel()

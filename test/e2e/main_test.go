@@ -13,7 +13,11 @@ import (
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
-func TestMain(m *testing.M) { sandbox.Main(m) }
+// TestMain's shared sandbox authenticates EKS tokens for cluster served
+// through the aws-iam-authenticator webhook (client certificates still work).
+func TestMain(m *testing.M) {
+	sandbox.MainWith(m, sandbox.Options{EKSAuth: &sandbox.EKSAuth{Cluster: served}})
+}
 
 // built is the bootstrap every test of this binary runs.
 var built struct {

@@ -63,26 +63,40 @@ func TestLiveSpotWarningCordonsTaintsAndDrains(t *testing.T) {
 // goes is acknowledged at the deadline (redelivery cannot help a terminated
 // instance), and the budget is never forced.
 func TestLiveSpotBlockedUntilDeadlineAcknowledged(t *testing.T) {
-	ctx := testContext(t)
-	l := startLive(t)
-	n := l.node(ctx, served)
-	l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
-	l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
-	// Sent 1m55s ago: the instance goes in about five seconds.
-	late := freshEvent(t, "eventbridge-spot-interruption.json", func(ev map[string]any) {
-		forEC2Instance(fixture.InstanceID(n), awsfake.Region)(ev)
-		ev["time"] = time.Now().Add(5*time.Second - spotNotice).UTC().Format(time.RFC3339)
-	})
+	for _, c := range []struct {
+		name       string
+		env        []string
+		wantReason string
+		wantPods   int
+	}{
+		// Default: pods a budget still blocks die with the instance anyway;
+		// deleting them at the deadline at least sends SIGTERM in time.
+		{"deadline delete", nil, "2 deleted at the deadline despite their budget", 0},
+		{"no deadline delete", []string{"DRAINPIPE_DEADLINE_DELETE=false"}, "deadline passed", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := testContext(t)
+			l := startLive(t, c.env...)
+			n := l.node(ctx, served)
+			l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
+			l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
+			// Sent 1m55s ago: the instance goes in about five seconds.
+			late := freshEvent(t, "eventbridge-spot-interruption.json", func(ev map[string]any) {
+				forEC2Instance(fixture.InstanceID(n), awsfake.Region)(ev)
+				ev["time"] = time.Now().Add(5*time.Second - spotNotice).UTC().Format(time.RFC3339)
+			})
 
-	res := l.invoke(ctx, t, time.Minute, message{id: "late-spot", body: late})
+			res := l.invoke(ctx, t, time.Minute, message{id: "late-spot", body: late})
 
-	if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
-		t.Errorf("batch item failures (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
+				t.Errorf("batch item failures (-want +got):\n%s", diff)
+			}
+			if got := recordLogs(l.rt)["late-spot"]; got.Outcome != "done" || !strings.Contains(got.Reason, c.wantReason) {
+				t.Errorf("record logged as %+v, want done with %q", got, c.wantReason)
+			}
+			l.checkNode(ctx, t, n.Name, true, c.wantPods)
+		})
 	}
-	if got := recordLogs(l.rt)["late-spot"]; got.Outcome != "done" || !strings.Contains(got.Reason, "deadline passed") {
-		t.Errorf("record logged as %+v, want done because the deadline passed", got)
-	}
-	l.checkNode(ctx, t, n.Name, true, 2) // the 2 the budget protects
 }
 
 // An instance of a cluster we do not serve (a shared queue) is acknowledged

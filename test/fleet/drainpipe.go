@@ -60,14 +60,10 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 		"DRAINPIPE_KUBECONFIG=" + fn.Kubeconfig,
 		"DRAINPIPE_CLUSTERS=" + fn.Cluster,
 		"DRAINPIPE_MAX_RECEIVE_COUNT=" + strconv.Itoa(fn.MaxReceiveCount),
-		"AWS_REGION=" + awsfake.Region,
 		"AWS_DEFAULT_REGION=" + awsfake.Region,
 		"AWS_ENDPOINT_URL=" + fake.URL(),
-		"AWS_ENDPOINT_URL_EC2=" + fake.URL(),
-		"AWS_ENDPOINT_URL_AUTO_SCALING=" + fake.URL(),
-		"AWS_ENDPOINT_URL_EKS=" + fake.URL(),
-		"AWS_ENDPOINT_URL_SQS=" + fake.URL(),
-	}, fn.Env...)
+	}, fake.Env()...) // endpoints, region and credentials: the fake verifies signatures
+	env = append(env, fn.Env...)
 	m, err := esm.Start(esm.Options{
 		Fake: fake, QueueURL: queue, QueueARN: QueueARN,
 		BatchSize: fn.BatchSize, BatchWindow: fn.BatchWindow, MaxConcurrency: fn.MaxConcurrency, Timeout: fn.Timeout,

@@ -124,9 +124,13 @@ func (f *Fleet) createNodes(ctx context.Context, c kubernetes.Interface, fake *a
 			n.Hook = &awsfake.LifecycleAction{ASG: asg, Hook: HookName, Token: randomUUID(r), InstanceID: n.InstanceID}
 			fake.AddLifecycleAction(*n.Hook)
 		}
-		fake.AddInstances(awsfake.Instance{
+		inst := awsfake.Instance{
 			ID: n.InstanceID, PrivateDNSName: n.Name, AvailabilityZone: n.Zone, Tags: tags, LaunchTime: time.Now().Add(-time.Hour),
-		})
+		}
+		if n.Spot { // Drainpipe checks a Spot warning against EC2's instanceLifecycle
+			inst.Lifecycle = "spot"
+		}
+		fake.AddInstances(inst)
 		f.Nodes = append(f.Nodes, n)
 	}
 	return parallel(ctx, 16, len(nodes), func(ctx context.Context, i int) error {

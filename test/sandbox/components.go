@@ -42,6 +42,22 @@ func newPaths(dir string) paths {
 	}
 }
 
+// runFunc starts one component and records it for Stop.
+type runFunc func(name string, args ...string) (*process, error)
+
+// runner starts components from binDir, logging into logDir.
+func (s *Sandbox) runner(binDir, logDir string, detach bool) runFunc {
+	return func(name string, args ...string) (*process, error) {
+		proc, err := spawn(s.launch, binDir, logDir, name, detach, args...)
+		if err != nil {
+			return nil, err
+		}
+		s.procs = append(s.procs, proc)
+		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
+		return proc, nil
+	}
+}
+
 // ports of one sandbox.
 type ports struct{ etcd, etcdPeer, apiserver, kcm, scheduler, kwok int }
 
@@ -52,7 +68,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	pn, err := freePorts(6)
+	pn, err := freePorts(7)
 	if err != nil {
 		return err
 	}
@@ -73,14 +89,14 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	hc := healthClient(ca, s.config.CertData, s.config.KeyData)
 
 	s.launch = newLauncher()
-	run := func(name string, args ...string) (*process, error) {
-		proc, err := spawn(s.launch, opts.BinDir, p.logs, name, opts.Detach, args...)
+	run := s.runner(opts.BinDir, p.logs, opts.Detach)
+	apiArgs := apiserverArgs(p, pt)
+	if opts.EKSAuth != nil { // the API server's token webhook, up first
+		webhook, err := s.startWebhook(ctx, opts, run, pn[6], server, ca.certPEM)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		s.procs = append(s.procs, proc)
-		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
-		return proc, nil
+		apiArgs = append(apiArgs, webhookArgs(webhook)...)
 	}
 	// etcd and the API server start together (the API server retries etcd);
 	// the others wait for the API server because kube-controller-manager
@@ -89,7 +105,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	api, err := run("kube-apiserver", apiserverArgs(p, pt)...)
+	api, err := run("kube-apiserver", apiArgs...)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	Detach bool
 	// Logger receives progress; nil discards it.
 	Logger *slog.Logger
+	// EKSAuth, when set, has the API server authenticate EKS tokens through
+	// the aws-iam-authenticator webhook (see Sandbox.EKS).
+	EKSAuth *EKSAuth
 }
 
 // Sandbox is a running control plane.
@@ -51,6 +54,8 @@ type Sandbox struct {
 	reaper     *reaper // removes an own temporary directory if Stop never runs
 	launch     *launcher
 	log        *slog.Logger
+	eks        *EKSCluster
+	binDir     string
 }
 
 // DefaultBinDir is where build.sh puts the binaries:
@@ -93,11 +98,16 @@ func Start(ctx context.Context, opts Options) (*Sandbox, error) {
 	if err := CheckBinaries(opts.BinDir); err != nil {
 		return nil, err
 	}
+	if opts.EKSAuth != nil {
+		if _, err := os.Stat(filepath.Join(opts.BinDir, webhookBinary)); err != nil {
+			return nil, fmt.Errorf("checking %s: %w", filepath.Join(opts.BinDir, webhookBinary), ErrNoBinaries)
+		}
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Sandbox{dir: opts.Dir, keepDir: opts.KeepDir, log: log}
+	s := &Sandbox{dir: opts.Dir, keepDir: opts.KeepDir, log: log, binDir: opts.BinDir}
 	if s.dir == "" {
 		d, err := os.MkdirTemp("", "drainpipe-sandbox-")
 		if err != nil {

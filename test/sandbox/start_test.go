@@ -18,14 +18,17 @@ import (
 
 // TestSideBySide starts a second sandbox next to the shared one: free
 // ports keep them apart, both report the stamped version, kubectl can use
-// the kubeconfig, and Stop leaves no process behind.
+// the kubeconfig, and Stop leaves no process behind (the second's token
+// webhook included).
 func TestSideBySide(t *testing.T) {
 	shared := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	// Its own temporary directory, so a timeout or panic here is cleaned
-	// up too (t.TempDir's cleanup would not run).
-	second, err := sandbox.Start(ctx, sandbox.Options{})
+	// up too (t.TempDir's cleanup would not run). It also runs the EKS
+	// token webhook: that too must keep to loopback and free ports, and
+	// stop with the rest.
+	second, err := sandbox.Start(ctx, sandbox.Options{EKSAuth: &sandbox.EKSAuth{}})
 	if err != nil {
 		t.Fatalf("starting a second sandbox: %v", err)
 	}
@@ -59,6 +62,9 @@ func TestSideBySide(t *testing.T) {
 	}
 
 	pids := second.PIDs()
+	if _, ok := pids["authwebhook"]; !ok {
+		t.Errorf("the second sandbox runs no token webhook: %v", pids)
+	}
 	if err := second.Stop(); err != nil {
 		t.Fatalf("stopping: %v", err)
 	}

@@ -18,7 +18,8 @@ const startTimeout = 90 * time.Second
 // shared is the one sandbox of a test binary.
 var shared struct {
 	mu      sync.Mutex
-	main    bool // Main is running the tests
+	main    bool    // Main is running the tests
+	opts    Options // what MainWith asked for
 	started bool
 	sb      *Sandbox
 	err     error
@@ -62,7 +63,8 @@ func startShared() (*Sandbox, error) {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	return Start(ctx, Options{BinDir: bin, Logger: logger})
+	shared.opts.BinDir, shared.opts.Logger = bin, logger
+	return Start(ctx, shared.opts)
 }
 
 // Main runs the tests and then stops the shared sandbox, if one was
@@ -70,9 +72,14 @@ func startShared() (*Sandbox, error) {
 // kept and its path printed. Use it as the whole of TestMain:
 //
 //	func TestMain(m *testing.M) { sandbox.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, Options{}) }
+
+// MainWith is Main for a package whose shared sandbox needs options, such
+// as EKSAuth (BinDir and Logger are set by ForTest).
+func MainWith(m *testing.M, opts Options) {
 	shared.mu.Lock()
 	shared.main = true
+	shared.opts = opts
 	shared.mu.Unlock()
 	code := m.Run()
 	shared.mu.Lock()

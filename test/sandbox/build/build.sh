@@ -7,6 +7,7 @@ cd "$(dirname "$0")"
 K8S_VERSION=v1.36.3
 BIN="${DRAINPIPE_SANDBOX_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/drainpipe/sandbox-${K8S_VERSION}/bin}"
 mkdir -p "$BIN"
+BIN=$(cd "$BIN" && pwd)
 minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
 ldflags="-s -w"
 for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
@@ -35,6 +36,13 @@ build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "3 m
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "8 min"
 # Not run by the sandbox: the tests check that kubectl can use its kubeconfig.
 build kubectl k8s.io/kubernetes/cmd/kubectl "2 min"
+# The EKS token webhook (aws-iam-authenticator and a fake STS) is our own
+# code in its own module: rebuilt when its sources change (their hash is
+# stamped beside it), reused otherwise.
+stamp=$(cat ../authwebhook/go.mod ../authwebhook/go.sum ../authwebhook/*.go | sha256sum | cut -c1-16)
+if [ "$(cat "$BIN/authwebhook.stamp" 2>/dev/null)" != "$stamp" ]; then rm -f "$BIN/authwebhook"; fi
+(cd ../authwebhook && ldflags="-s -w" build authwebhook . "2 min")
+echo "$stamp" >"$BIN/authwebhook.stamp"
 # kwok's default stages ship in its module; a reference copy goes beside the
 # binaries (the sandbox embeds its own, adapted, in test/sandbox/stages).
 stages="$BIN/../stages"
