@@ -155,6 +155,9 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 		}
 		e.Action = p.ForInterruption(in)
 		switch {
+		case in.Kind == event.KindASGLaunchLifecycle:
+			e.Outcome = "act"
+			e.Reason = in.Summary + "; " + launchPlan(cfg.Hooks.LaunchWaitReady)
 		case in.Restore:
 			e.Outcome = "return"
 			e.Reason = in.Summary + "; a node Drainpipe holds for it is given back (README: Return to service)"
@@ -196,4 +199,14 @@ func admitOffline(parsed event.Parsed, perr error, accept event.Shapes, now time
 		}
 	}
 	return nil
+}
+
+// launchPlan says what the function does with a launch hook: it never
+// cordons or drains for one, whatever DRAINPIPE_ACTION_* say.
+func launchPlan(waitReady bool) string {
+	if !waitReady {
+		return "completed with CONTINUE at once (DRAINPIPE_LAUNCH_WAIT_READY=false); nothing is cordoned or drained"
+	}
+	return "completed with CONTINUE once the instance's node is Ready in its cluster, or on the record's last " +
+		"delivery (DRAINPIPE_LAUNCH_WAIT_READY); nothing is cordoned or drained"
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -105,6 +107,11 @@ func TestExplainPolicy(t *testing.T) {
 		{name: "hook with action none still completes", body: "asg-lifecycle-terminating.json",
 			env:         map[string]string{"DRAINPIPE_ACTION_ASG_LIFECYCLE": "none"},
 			wantOutcome: "act", wantAction: "none", wantReason: "the hook is still completed"},
+		{name: "launch hook waits for Ready", body: "eventbridge-asg-launch-lifecycle.json",
+			wantOutcome: "act", wantAction: "none", wantReason: "once the instance's node is Ready"},
+		{name: "launch hook completed at once", body: "asg-lifecycle-launching.json",
+			env:         map[string]string{"DRAINPIPE_LAUNCH_WAIT_READY": "false", "DRAINPIPE_ACTION_ASG_LIFECYCLE": "none"},
+			wantOutcome: "act", wantAction: "none", wantReason: "at once (DRAINPIPE_LAUNCH_WAIT_READY=false)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,4 +152,14 @@ func TestExplainExitCodes(t *testing.T) {
 			t.Errorf("exit %d, want %d", code, exitUsage)
 		}
 	})
+}
+
+// TestExplainLaunchHook checks a launch hook's kind and lifecycle fields.
+func TestExplainLaunchHook(t *testing.T) {
+	e := explainOne(t, nil, readBody(t, "eventbridge-asg-launch-lifecycle.json"))
+	if e.Kind != event.KindASGLaunchLifecycle || e.Lifecycle == nil || e.Lifecycle.Hook != "my-launch-hook" ||
+		e.Lifecycle.ASG != "my-asg" || !slices.Equal(e.Instances, []string{"i-0123456789abcdef1"}) {
+		t.Errorf("got kind %q lifecycle %+v instances %v; want asg-launch-lifecycle, my-asg/my-launch-hook, "+
+			"i-0123456789abcdef1", e.Kind, e.Lifecycle, e.Instances)
+	}
 }

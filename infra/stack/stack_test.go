@@ -24,8 +24,12 @@ func TestRulePatterns(t *testing.T) {
 		`{` + account + `"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated","pending","running"]},"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Spot Instance Interruption Warning"],"source":["aws.ec2"]}`,
 	}
-	asg := func(groups string) string {
-		return `{` + account + `"detail-type":["EC2 Instance-terminate Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`
+	// Terminate and launch lifecycle actions, both for the groups only.
+	asg := func(groups string) []string {
+		return []string{
+			`{` + account + `"detail-type":["EC2 Instance-terminate Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`,
+			`{` + account + `"detail-type":["EC2 Instance-launch Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`,
+		}
 	}
 	tests := []struct {
 		name   string
@@ -33,9 +37,9 @@ func TestRulePatterns(t *testing.T) {
 		prefix string
 		want   []string
 	}{
-		{"names and prefix", []string{"workers", "gpu"}, "eks-", append(slices.Clone(fixed), asg(`["workers","gpu",{"prefix":"eks-"}]`))},
-		{"names only", []string{"workers"}, "", append(slices.Clone(fixed), asg(`["workers"]`))},
-		{"prefix only", nil, "eks-", append(slices.Clone(fixed), asg(`[{"prefix":"eks-"}]`))},
+		{"names and prefix", []string{"workers", "gpu"}, "eks-", append(slices.Clone(fixed), asg(`["workers","gpu",{"prefix":"eks-"}]`)...)},
+		{"names only", []string{"workers"}, "", append(slices.Clone(fixed), asg(`["workers"]`)...)},
+		{"prefix only", nil, "eks-", append(slices.Clone(fixed), asg(`[{"prefix":"eks-"}]`)...)},
 		{"no groups: no lifecycle rule", nil, "", fixed},
 	}
 	for _, tt := range tests {

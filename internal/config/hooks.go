@@ -19,6 +19,9 @@ type Hooks struct {
 	// are served; both empty serves every group (local runs).
 	ASGNames      []string
 	ASGNamePrefix string
+	// LaunchWaitReady completes a launch hook only once the instance's
+	// node is Ready (or on its last delivery); false completes it at once.
+	LaunchWaitReady bool
 }
 
 // Hook defaults and bounds. A heartbeat cap above 25 s could let a hook
@@ -34,12 +37,14 @@ const (
 var asgName = regexp.MustCompile(`^[^:\x00-\x1f]{1,255}$`)
 
 func defaultHooks() Hooks {
-	return Hooks{Reserve: DefaultHookReserve, HeartbeatCap: DefaultHeartbeatCap}
+	return Hooks{Reserve: DefaultHookReserve, HeartbeatCap: DefaultHeartbeatCap, LaunchWaitReady: true}
 }
 
 // hooks reads the DRAINPIPE_HOOK_RESERVE, DRAINPIPE_HEARTBEAT_CAP,
-// DRAINPIPE_ASG_NAMES and DRAINPIPE_ASG_NAME_PREFIX variables.
+// DRAINPIPE_ASG_NAMES, DRAINPIPE_ASG_NAME_PREFIX and
+// DRAINPIPE_LAUNCH_WAIT_READY variables.
 func (r *reader) hooks(h *Hooks) {
+	r.boolean("LAUNCH_WAIT_READY", &h.LaunchWaitReady)
 	r.parse("HOOK_RESERVE", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Second {

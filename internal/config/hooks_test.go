@@ -10,16 +10,17 @@ import (
 
 func TestLoadHooks(t *testing.T) {
 	got, err := Load(env(map[string]string{
-		"DRAINPIPE_HOOK_RESERVE":    "12s",
-		"DRAINPIPE_HEARTBEAT_CAP":   "10s",
-		"DRAINPIPE_ASG_NAMES":       "prod-a, prod-b,",
-		"DRAINPIPE_ASG_NAME_PREFIX": "eks-prod-",
+		"DRAINPIPE_HOOK_RESERVE":      "12s",
+		"DRAINPIPE_HEARTBEAT_CAP":     "10s",
+		"DRAINPIPE_ASG_NAMES":         "prod-a, prod-b,",
+		"DRAINPIPE_ASG_NAME_PREFIX":   "eks-prod-",
+		"DRAINPIPE_LAUNCH_WAIT_READY": "false",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Hooks{Reserve: 12 * time.Second, HeartbeatCap: 10 * time.Second, ASGNames: []string{"prod-a", "prod-b"},
-		ASGNamePrefix: "eks-prod-"}
+		ASGNamePrefix: "eks-prod-", LaunchWaitReady: false}
 	if diff := cmp.Diff(want, got.Hooks); diff != "" {
 		t.Errorf("Hooks (-want +got):\n%s", diff)
 	}
@@ -27,7 +28,7 @@ func TestLoadHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Hooks{Reserve: 5 * time.Second, HeartbeatCap: 25 * time.Second}, def.Hooks); diff != "" {
+	if diff := cmp.Diff(Hooks{Reserve: 5 * time.Second, HeartbeatCap: 25 * time.Second, LaunchWaitReady: true}, def.Hooks); diff != "" {
 		t.Errorf("default Hooks (-want +got):\n%s", diff)
 	}
 }

@@ -8,7 +8,7 @@ import (
 // Auto Scaling's values for lifecycle transitions and its own service name.
 const (
 	TransitionTerminating = "autoscaling:EC2_INSTANCE_TERMINATING"
-	transitionLaunching   = "autoscaling:EC2_INSTANCE_LAUNCHING"
+	TransitionLaunching   = "autoscaling:EC2_INSTANCE_LAUNCHING"
 	testNotification      = "autoscaling:TEST_NOTIFICATION"
 	autoScalingService    = "AWS Auto Scaling"
 )
@@ -58,6 +58,10 @@ func (f lifecycleFields) check() (*Lifecycle, error) {
 }
 
 func lifecycleInterruption(lc *Lifecycle, id, account, region string, t time.Time) Interruption {
+	if lc.Transition == TransitionLaunching {
+		return Interruption{Kind: KindASGLaunchLifecycle, Instances: []string{lc.InstanceID}, EventID: id, Time: t,
+			Account: account, Region: region, Lifecycle: lc, Summary: "Auto Scaling launch lifecycle action"}
+	}
 	return Interruption{
 		Kind:      KindASGLifecycle,
 		Instances: []string{lc.InstanceID},
@@ -70,15 +74,16 @@ func lifecycleInterruption(lc *Lifecycle, id, account, region string, t time.Tim
 	}
 }
 
-// parseTerminateAction reads EventBridge's EC2 Instance-terminate Lifecycle
-// Action.
-func parseTerminateAction(h header, raw json.RawMessage) (Parsed, error) {
+// parseLifecycleAction reads EventBridge's EC2 Instance-terminate or
+// Instance-launch Lifecycle Action; the detail's transition must match the
+// detail-type's.
+func parseLifecycleAction(h header, detailType, transition string, raw json.RawMessage) (Parsed, error) {
 	var f lifecycleFields
 	if err := decodeDetail(raw, &f); err != nil {
 		return Parsed{}, err
 	}
-	if f.LifecycleTransition != TransitionTerminating {
-		return Parsed{}, rejectf("%s with lifecycle transition %q", detailTerminate, clip(f.LifecycleTransition))
+	if f.LifecycleTransition != transition {
+		return Parsed{}, rejectf("%s with lifecycle transition %q", detailType, clip(f.LifecycleTransition))
 	}
 	lc, err := f.check()
 	if err != nil {
@@ -103,9 +108,7 @@ func parseAutoScaling(body []byte) (Parsed, error) {
 		return ignore("%s: sent when a hook or notification target is set up", testNotification)
 	case n.LifecycleTransition == "" && n.Event != "":
 		return ignore("Auto Scaling notification %q is not a lifecycle action", clip(n.Event))
-	case n.LifecycleTransition == transitionLaunching:
-		return ignore("%s: launching instances need no draining", transitionLaunching)
-	case n.LifecycleTransition != TransitionTerminating:
+	case n.LifecycleTransition != TransitionTerminating && n.LifecycleTransition != TransitionLaunching:
 		return Parsed{}, rejectf("unknown lifecycle transition %q", clip(n.LifecycleTransition))
 	}
 	lc, err := n.check()

@@ -23,6 +23,11 @@ const (
 	// Reservation reclaiming its capacity: the instance is terminated at
 	// instance-termination-time (two minutes after the warning).
 	KindCapacityReservationInterruption Kind = "capacity-reservation-interruption"
+	// KindASGLaunchLifecycle is an Auto Scaling launch lifecycle action: a
+	// new instance waits for Drainpipe to see its node Ready. Nothing is
+	// cordoned or drained for it, so it has no policy action and is not in
+	// Kinds.
+	KindASGLaunchLifecycle Kind = "asg-launch-lifecycle"
 )
 
 // Kinds lists every kind, in a stable order.
@@ -66,7 +71,7 @@ type Interruption struct {
 	Region      string
 	// State is the EC2 state for state-change events (e.g. "stopping").
 	State string
-	// Lifecycle is set for KindASGLifecycle only.
+	// Lifecycle is set for KindASGLifecycle and KindASGLaunchLifecycle only.
 	Lifecycle *Lifecycle
 	// InstanceAction is what EC2 will do to a Spot or Capacity Reservation
 	// instance: terminate, stop or hibernate; empty for other kinds.

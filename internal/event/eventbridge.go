@@ -84,13 +84,13 @@ func parseEventBridge(body []byte) (Parsed, error) {
 	case detailHealth:
 		return parseHealth(h, env.Detail)
 	case detailTerminate:
-		return parseTerminateAction(h, env.Detail)
+		return parseLifecycleAction(h, detailTerminate, TransitionTerminating, env.Detail)
 	case detailCapacity:
 		return parseCapacityInterruption(h, env.Detail)
 	case detailBlockExpiry, detailBlockExpiryAlt:
 		return parseBlockExpiry(h, env.Detail)
 	default: // detailLaunch
-		return ignore("%s: launching instances need no draining", detailLaunch)
+		return parseLifecycleAction(h, detailLaunch, TransitionLaunching, env.Detail)
 	}
 }
 

@@ -43,7 +43,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("accepted malformed instance ID %q", id)
 				}
 			}
-			if (in.Kind == KindASGLifecycle) != (in.Lifecycle != nil) {
+			if (in.Kind == KindASGLifecycle || in.Kind == KindASGLaunchLifecycle) != (in.Lifecycle != nil) {
 				t.Fatalf("lifecycle set wrongly on %+v", in)
 			}
 			if in.Lifecycle != nil && (in.Lifecycle.Token == "" || in.Lifecycle.Hook == "" || in.Lifecycle.ASG == "") {

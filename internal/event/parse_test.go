@@ -140,7 +140,26 @@ func TestParseTestdata(t *testing.T) {
 			},
 			Summary: "Auto Scaling terminate lifecycle action",
 		}}},
-		{file: "eventbridge-asg-launch-lifecycle.json", wantIgnore: "EC2 Instance-launch Lifecycle Action"},
+		{file: "eventbridge-asg-launch-lifecycle.json", want: []Interruption{{
+			Kind: KindASGLaunchLifecycle, Instances: []string{"i-0123456789abcdef1"},
+			EventID: "12345678-1234-1234-1234-123456789021", Time: mustTime(t, "2026-11-20T10:11:00Z"),
+			Account: "123456789012", Region: "us-west-2",
+			Lifecycle: &Lifecycle{
+				ASG: "my-asg", Hook: "my-launch-hook", Token: "87654321-4321-4321-4321-210987654322",
+				Transition: TransitionLaunching, InstanceID: "i-0123456789abcdef1",
+			},
+			Summary: "Auto Scaling launch lifecycle action",
+		}}},
+		{file: "asg-lifecycle-launching.json", want: []Interruption{{
+			Kind: KindASGLaunchLifecycle, Instances: []string{"i-0598c7d356eba48d8"},
+			EventID: "3cd5e7f9-4a6b-4c8d-8e0f-2a3b4c5d6e7f", Time: mustTime(t, "2026-11-20T10:12:16.524Z"),
+			Account: "123456789012",
+			Lifecycle: &Lifecycle{
+				ASG: "my-asg", Hook: "my-launch-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLF",
+				Transition: TransitionLaunching, InstanceID: "i-0598c7d356eba48d8",
+			},
+			Summary: "Auto Scaling launch lifecycle action",
+		}}},
 		{file: "eventbridge-unknown-detail-type.json", wantIgnore: `detail-type "EC2 Instance Launch Successful"`},
 		{file: "asg-lifecycle-terminating.json", want: []Interruption{directHook}},
 		{file: "sns-asg-lifecycle-terminating.json", want: []Interruption{directHook}},

@@ -56,7 +56,7 @@ func Describe(t Task) string {
 	}
 	var hooks []string
 	for _, in := range t.Interruptions {
-		if in.Kind == event.KindASGLifecycle && in.Lifecycle != nil {
+		if in.Lifecycle != nil {
 			hooks = append(hooks, in.Lifecycle.ASG+"/"+in.Lifecycle.Hook)
 		}
 	}

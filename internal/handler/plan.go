@@ -45,7 +45,9 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 		for _, in := range parsed.Interruptions {
 			r.note(in)
 			action := h.opts.Policy.ForInterruption(in)
-			if in.Kind != event.KindASGLifecycle {
+			// Lifecycle hooks (terminate and launch) always reach the
+			// actor: only it completes them.
+			if in.Lifecycle == nil {
 				// A restore only takes back Drainpipe's own marks, whatever
 				// the policy now says.
 				if action == policy.ActionNone && !in.Restore {

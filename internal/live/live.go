@@ -91,6 +91,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
 		ASGNames:          cfg.Hooks.ASGNames,
 		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
+		LaunchNoWait:      !cfg.Hooks.LaunchWaitReady,
 		OutOfService:      cfg.Return.OutOfService,
 		SkipKarpenter:     cfg.Return.SkipKarpenter,
 		RebalanceHold:     cfg.Return.RebalanceHold,

@@ -135,6 +135,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if t.InstanceID == "" {
 		return ignored("task names no instance")
 	}
+	if onlyLaunches(t) {
+		return a.launch(ctx, t, hooks, log)
+	}
 	if in, ok := restoreOf(t); ok {
 		return a.restore(ctx, in, t, log)
 	}

@@ -28,6 +28,9 @@ const (
 	// DefaultCompleteBackoff is the pause before a failed lifecycle
 	// completion's second attempt (twice it before the third).
 	DefaultCompleteBackoff = 250 * time.Millisecond
+	// DefaultLaunchPoll spaces the reads of a launching instance's node:
+	// a kubelet registers and turns Ready within tens of seconds.
+	DefaultLaunchPoll = 2 * time.Second
 )
 
 // Config tunes the pipeline. The zero value of each field means its default,
@@ -85,6 +88,12 @@ type Config struct {
 	// SkipKarpenter leaves nodes labelled karpenter.sh/nodepool to
 	// Karpenter's own interruption handling.
 	SkipKarpenter bool
+	// LaunchNoWait completes launch lifecycle hooks at once instead of
+	// when the instance's node is Ready (DRAINPIPE_LAUNCH_WAIT_READY=false).
+	LaunchNoWait bool
+	// LaunchPoll is how often a launching instance's node is read while
+	// its launch hook waits for it to be Ready.
+	LaunchPoll time.Duration
 	// RebalanceHold is how long a node cordoned only for a rebalance
 	// recommendation is held before it is given back; 0 keeps it cordoned.
 	RebalanceHold time.Duration
@@ -106,6 +115,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.CompleteBackoff == 0 {
 		c.CompleteBackoff = DefaultCompleteBackoff
+	}
+	if c.LaunchPoll <= 0 {
+		c.LaunchPoll = DefaultLaunchPoll
 	}
 	if c.StoppedWait == 0 {
 		c.StoppedWait = DefaultStoppedWait

@@ -242,6 +242,7 @@ type rigOpts struct {
 	// timeouts, when set, are the hooks' heartbeat timeouts by hook name
 	// (a missing name fails like an unknown hook).
 	timeouts map[string]time.Duration
+	nodeOf   NodeGetter // optional: the node as read, for launch hooks
 }
 
 // timedHooks are fakeHooks that also tell heartbeat timeouts.
@@ -306,7 +307,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	}
 	a, err := New(o.cfg, Deps{
 		Instances: lookup, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
-		NewDrainer: r.drainer.factory, Hooks: hooks, Recorder: r.rec, Clock: r.clock,
+		NewDrainer: r.drainer.factory, Hooks: hooks, Recorder: r.rec, Clock: r.clock, NodeOf: o.nodeOf,
 		Log: slog.New(slog.NewJSONHandler(&syncWriter{w: r.logs}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {

@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/awserr"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/nodemap"
+)
+
+// onlyLaunches reports a task of launch lifecycle actions only. A launch
+// hook in a task with other notices rides along with them and is completed
+// when they are settled.
+func onlyLaunches(t handler.Task) bool {
+	for _, in := range t.Interruptions {
+		if in.Kind != event.KindASGLaunchLifecycle {
+			return false
+		}
+	}
+	return len(t.Interruptions) > 0
+}
+
+// launch settles a task of launch hooks: it never cordons or drains. Its
+// hooks are completed (by settleHooks) with CONTINUE once the instance's
+// node is Ready, at once when LaunchNoWait, or on their last delivery; a
+// node not Ready when the budget runs out is retried, the keeper
+// heartbeating the hooks meanwhile. Auto Scaling's default result for a
+// hook left to time out, ABANDON, would terminate the new instance.
+func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
+	// EC2's reads are eventually consistent: a new instance may not be
+	// found yet, so that is retried (and completed on the last delivery).
+	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	switch {
+	case errors.Is(err, awserr.ErrNotFound) || (err == nil && !found):
+		return retry("launching instance not found in EC2 yet")
+	case err != nil:
+		return retryAWS("looking up instance", err, log)
+	}
+	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
+		return ignored(why)
+	}
+	switch {
+	case a.cfg.LaunchNoWait:
+		return done("launch hook completed without waiting for the node (DRAINPIPE_LAUNCH_WAIT_READY=false)")
+	case inst.State != "pending" && inst.State != "running":
+		return ignored(fmt.Sprintf("launching instance is %s: no node to wait for", inst.State))
+	case inst.Cluster == "":
+		return done("launching instance is in no cluster Drainpipe serves (" + a.whyIgnored(inst) +
+			"): no node to wait for")
+	}
+	client, err := a.clusters.Client(ctx, inst.Cluster)
+	if err != nil {
+		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
+	}
+	return a.waitReady(ctx, client, inst, log.With("cluster", inst.Cluster))
+}
+
+// waitReady reads the instance's node every LaunchPoll until it is Ready
+// or the budget (the context's deadline less the hook reserve) ends.
+func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst instance.Instance, log *slog.Logger) handler.Result {
+	wctx, cancel := a.budget(ctx, time.Time{})
+	defer cancel()
+	tick := a.clock.NewTicker(a.cfg.LaunchPoll)
+	defer tick.Stop()
+	state := "not registered"
+	for first := true; ; first = false {
+		// Each read gets the whole context: a node Ready when the
+		// budget is already spent still completes the hook now.
+		node, err := a.getNode(ctx, client, inst)
+		switch {
+		case err == nil && nodeReady(node):
+			return handler.Result{Status: handler.StatusDone, Node: node.Name,
+				Reason: fmt.Sprintf("node %s of cluster %s is Ready: launch hook completed", node.Name, inst.Cluster)}
+		case err == nil:
+			state = "registered as " + node.Name + ", not Ready"
+		case errors.Is(err, nodemap.ErrNotFound) || isNotFound(err):
+			state = "not registered"
+		case ctx.Err() == nil:
+			log.Warn("reading the launching instance's node", "error", err)
+		}
+		if first {
+			log.Debug("launching instance's node not Ready yet; waiting", "node_state", state)
+		}
+		select {
+		case <-wctx.Done():
+			return retry(fmt.Sprintf("node of launching instance %s %s in cluster %s when the invocation budget ran "+
+				"out; launch hook heartbeated, waiting again on redelivery", inst.ID, state, inst.Cluster))
+		case <-tick.C():
+		}
+	}
+}
+
+// nodeReady reports whether the node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
