@@ -33,11 +33,6 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := events.SQSEvent{Records: []events.SQSMessage{{
-		MessageId: "m-1", ReceiptHandle: "AQEBm-1", Body: string(body), EventSource: "aws:sqs",
-		EventSourceARN: "arn:aws:sqs:" + awsfake.Region + ":123456789012:drainpipe",
-		Attributes:     map[string]string{"ApproximateReceiveCount": "2"},
-	}}}
 	tests := []struct {
 		name     string
 		delay    time.Duration
@@ -53,6 +48,15 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 			fake := awsfake.New()
 			t.Cleanup(fake.Close)
 			queue := fake.AddQueue("123456789012", "drainpipe")
+			first, err := fake.Deliver(queue, string(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := fake.Redeliver(queue, first[0]) // its second delivery
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := events.SQSEvent{Records: []events.SQSMessage{rec}}
 			cfg := config.Default()
 			cfg.MaxEventAge, cfg.RetryDelay = 0, tt.delay
 			var api redeliver.API
@@ -64,11 +68,11 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 			defer cancel()
 			resp, err := h.Handle(ctx, batch)
 			if err != nil || len(resp.BatchItemFailures) != 1 {
-				t.Fatalf("Handle = %+v, %v; want m-1 retried", resp, err)
+				t.Fatalf("Handle = %+v, %v; want the record retried", resp, err)
 			}
 			var want []awsfake.VisibilityChange
 			if tt.hastened {
-				want = []awsfake.VisibilityChange{{QueueURL: queue, ReceiptHandle: "AQEBm-1", Timeout: 20}} // second delivery: 2 × 10 s
+				want = []awsfake.VisibilityChange{{QueueURL: queue, ReceiptHandle: rec.ReceiptHandle, Timeout: 20}} // second delivery: 2 × 10 s
 			}
 			if diff := cmp.Diff(want, fake.VisibilityChanges()); diff != "" {
 				t.Errorf("visibility changes (-want +got):\n%s", diff)

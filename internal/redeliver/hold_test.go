@@ -9,8 +9,8 @@ import (
 // capped at SQS's 12 hours), even with the retry backoff turned off.
 func TestHold(t *testing.T) {
 	sc := newScene(t, 0)
-	sc.s.Hold(sc.ctx, msg("m1", arnA, 1), 29*time.Minute+500*time.Millisecond)
-	sc.s.Hold(sc.ctx, msg("m2", arnA, 2), 20*time.Hour)
+	sc.s.Hold(sc.ctx, sc.msg(t, sc.urlA, 1), 29*time.Minute+500*time.Millisecond)
+	sc.s.Hold(sc.ctx, sc.msg(t, sc.urlA, 2), 20*time.Hour)
 	calls := sc.fake.CallsTo("ChangeMessageVisibilityBatch")
 	if len(calls) != 2 {
 		t.Fatalf("%d ChangeMessageVisibilityBatch calls, want 2", len(calls))
@@ -20,7 +20,12 @@ func TestHold(t *testing.T) {
 			t.Errorf("hold %d: visibility %s, want %s", i, got, want)
 		}
 	}
-	sc.s.Hold(sc.ctx, msg("m3", "not-an-arn", 1), time.Minute)
+	if n := len(sc.fake.VisibilityChanges()); n != 2 {
+		t.Errorf("%d visibility changes served, want 2", n)
+	}
+	m3 := sc.msg(t, sc.urlA, 1)
+	m3.EventSourceARN = "not-an-arn"
+	sc.s.Hold(sc.ctx, m3, time.Minute)
 	if got := len(sc.lines(t, "not holding message")); got != 1 {
 		t.Errorf("%d warnings for a message without a queue ARN, want 1", got)
 	}

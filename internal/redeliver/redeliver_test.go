@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,21 +47,23 @@ func TestDelay(t *testing.T) {
 	}
 }
 
-const (
-	account = "123456789012"
-	arnA    = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":queue-a"
-	arnB    = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":queue-b"
-)
+const account = "123456789012"
 
-// msg is a record as Lambda hands it over.
-func msg(id, arn string, receiveCount int) events.SQSMessage {
-	return events.SQSMessage{
-		MessageId:      id,
-		ReceiptHandle:  "AQEB" + id,
-		Attributes:     map[string]string{"ApproximateReceiveCount": strconv.Itoa(receiveCount)},
-		EventSource:    "aws:sqs",
-		EventSourceARN: arn,
+// msg is a record of the queue at url as Lambda hands it over on its
+// receiveCount-th delivery, with the receipt handle the queue issued.
+func (sc *scene) msg(t *testing.T, url string, receiveCount int) events.SQSMessage {
+	t.Helper()
+	recs, err := sc.fake.Deliver(url, "{}")
+	if err != nil {
+		t.Fatal(err)
 	}
+	rec := recs[0]
+	for range receiveCount - 1 {
+		if rec, err = sc.fake.Redeliver(url, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rec
 }
 
 type scene struct {
@@ -131,12 +132,17 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 	sc := newScene(t, 15*time.Second)
 	var msgs []events.SQSMessage
 	var wantA []string
+	wantTimeouts := map[string]int{}
+	var b00 events.SQSMessage
 	for i := range 12 {
-		id := fmt.Sprintf("a%02d", i)
-		msgs = append(msgs, msg(id, arnA, 1+i%3))
-		wantA = append(wantA, "AQEB"+id)
+		m := sc.msg(t, sc.urlA, 1+i%3)
+		msgs = append(msgs, m)
+		wantA = append(wantA, m.ReceiptHandle)
+		wantTimeouts[m.ReceiptHandle] = []int{15, 30, 60}[i%3]
 		if i == 4 {
-			msgs = append(msgs, msg("b00", arnB, 7))
+			b00 = sc.msg(t, sc.urlB, 7)
+			msgs = append(msgs, b00)
+			wantTimeouts[b00.ReceiptHandle] = 300
 		}
 	}
 	sc.s.Schedule(sc.ctx, msgs)
@@ -144,7 +150,7 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 	want := []string{
 		"queue-a " + strings.Join(wantA[:10], ","),
 		"queue-a " + strings.Join(wantA[10:], ","),
-		"queue-b AQEBb00",
+		"queue-b " + b00.ReceiptHandle,
 	}
 	if diff := cmp.Diff(want, entriesPerCall(sc.fake)); diff != "" {
 		t.Errorf("ChangeMessageVisibilityBatch calls as queue and receipts (-want +got):\n%s", diff)
@@ -152,10 +158,6 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 	timeouts := map[string]int{}
 	for _, c := range sc.fake.VisibilityChanges() {
 		timeouts[c.ReceiptHandle] = c.Timeout
-	}
-	wantTimeouts := map[string]int{"AQEBb00": 300}
-	for i := range 12 {
-		wantTimeouts[fmt.Sprintf("AQEBa%02d", i)] = []int{15, 30, 60}[i%3]
 	}
 	if diff := cmp.Diff(wantTimeouts, timeouts); diff != "" {
 		t.Errorf("visibility timeouts by receipt (-want +got):\n%s", diff)
@@ -165,7 +167,7 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 	}
 
 	// The URLs are cached: a second batch asks SQS for none.
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("a99", arnA, 1), msg("b99", arnB, 1)})
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlB, 1)})
 	var asked []string
 	for _, c := range sc.fake.CallsTo("GetQueueUrl") {
 		asked = append(asked, c.Params.Get("QueueOwnerAWSAccountId")+"/"+c.Params.Get("QueueName"))
@@ -182,13 +184,18 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 // messages that cannot be delayed are skipped with a warning.
 func TestScheduleSkipsAndDeduplicates(t *testing.T) {
 	sc := newScene(t, 15*time.Second)
-	first, again := msg("dup", arnA, 1), msg("dup", arnA, 2)
-	again.ReceiptHandle = "AQEBdup-again"
-	noReceipt := msg("no-receipt", arnA, 1)
+	first := sc.msg(t, sc.urlA, 1)
+	again, err := sc.fake.Redeliver(sc.urlA, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badARN := sc.msg(t, sc.urlA, 1)
+	badARN.EventSourceARN = "arn:aws:sns:us-west-2:123456789012:topic"
+	noReceipt := sc.msg(t, sc.urlA, 1)
 	noReceipt.ReceiptHandle = ""
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{first, msg("bad-arn", "arn:aws:sns:us-west-2:123456789012:topic", 1), noReceipt, again})
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{first, badARN, noReceipt, again})
 
-	want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: "AQEBdup-again", Timeout: 30}}
+	want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: again.ReceiptHandle, Timeout: 30}}
 	if diff := cmp.Diff(want, sc.fake.VisibilityChanges()); diff != "" {
 		t.Errorf("visibility changes (-want +got):\n%s", diff)
 	}
@@ -199,7 +206,7 @@ func TestScheduleSkipsAndDeduplicates(t *testing.T) {
 			t.Errorf("skip logged as %v", l)
 		}
 	}
-	if diff := cmp.Diff([]string{"bad-arn", "no-receipt"}, skipped); diff != "" {
+	if diff := cmp.Diff([]string{badARN.MessageId, noReceipt.MessageId}, skipped); diff != "" {
 		t.Errorf("skipped messages (-want +got):\n%s", diff)
 	}
 }
@@ -209,41 +216,50 @@ func TestScheduleSkipsAndDeduplicates(t *testing.T) {
 func TestScheduleFailures(t *testing.T) {
 	t.Run("entry refused", func(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
-		sc.fake.InvalidReceipts("AQEBstale")
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("stale", arnA, 1), msg("fresh", arnA, 1)})
-		if diff := cmp.Diff([]awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: "AQEBfresh", Timeout: 15}}, sc.fake.VisibilityChanges()); diff != "" {
+		// stale's handle was superseded by a later receive: SQS refuses it.
+		stale := sc.msg(t, sc.urlA, 1)
+		if _, err := sc.fake.Redeliver(sc.urlA, stale); err != nil {
+			t.Fatal(err)
+		}
+		fresh := sc.msg(t, sc.urlA, 1)
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{stale, fresh})
+		if diff := cmp.Diff([]awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: fresh.ReceiptHandle, Timeout: 15}}, sc.fake.VisibilityChanges()); diff != "" {
 			t.Errorf("visibility changes (-want +got):\n%s", diff)
 		}
 		warns := sc.lines(t, "scheduling redelivery")
-		if len(warns) != 1 || warns[0]["level"] != "WARN" || warns[0]["message_id"] != "stale" || warns[0]["code"] != "ReceiptHandleIsInvalid" {
-			t.Errorf("warnings = %v, want one for message stale with code ReceiptHandleIsInvalid", warns)
+		if len(warns) != 1 || warns[0]["level"] != "WARN" || warns[0]["message_id"] != stale.MessageId || warns[0]["code"] != "ReceiptHandleIsInvalid" {
+			t.Errorf("warnings = %v, want one for message %s with code ReceiptHandleIsInvalid", warns, stale.MessageId)
 		}
 	})
 	t.Run("unknown queue", func(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
-		gone := "arn:aws:sqs:" + awsfake.Region + ":" + account + ":gone"
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", gone, 1), msg("y", gone, 1), msg("b", arnB, 1)})
-		if diff := cmp.Diff([]string{"queue-b AQEBb"}, entriesPerCall(sc.fake)); diff != "" {
+		// x and y name a queue that no longer exists.
+		x, y, b := sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlB, 1)
+		x.EventSourceARN = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":gone"
+		y.EventSourceARN = x.EventSourceARN
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{x, y, b})
+		if diff := cmp.Diff([]string{"queue-b " + b.ReceiptHandle}, entriesPerCall(sc.fake)); diff != "" {
 			t.Errorf("calls (-want +got):\n%s", diff)
 		}
 		warns := sc.lines(t, "scheduling redelivery")
-		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{"x", "y"}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "QueueDoesNotExist") {
+		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{x.MessageId, y.MessageId}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "QueueDoesNotExist") {
 			t.Errorf("warnings = %v, want one for x and y naming QueueDoesNotExist", warns)
 		}
 	})
 	t.Run("call denied", func(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
 		sc.fake.Inject("ChangeMessageVisibilityBatch", awsfake.AccessDenied, 1)
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+		x := sc.msg(t, sc.urlA, 1)
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{x})
 		warns := sc.lines(t, "scheduling redelivery")
-		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{"x"}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "AccessDenied") {
+		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{x.MessageId}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "AccessDenied") {
 			t.Errorf("warnings = %v, want one for x naming AccessDenied", warns)
 		}
 	})
 	t.Run("context over", func(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
 		sc.cancel()
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+		sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1)})
 		if n := len(sc.fake.Calls()); n != 0 {
 			t.Errorf("%d calls after the context ended, want 0", n)
 		}
@@ -255,7 +271,7 @@ func TestScheduleFailures(t *testing.T) {
 
 func TestScheduleDisabled(t *testing.T) {
 	sc := newScene(t, 0)
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{msg("x", arnA, 1)})
+	sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1)})
 	if n := len(sc.fake.Calls()); n != 0 {
 		t.Errorf("%d calls with a zero delay, want none", n)
 	}

@@ -73,8 +73,8 @@ type queued struct {
 	receipt   string // the latest
 }
 
-// CreateQueue makes a modelled queue known (as AddQueue does) and returns
-// its URL. ChangeMessageVisibility(Batch) on the wire acts on its
+// CreateQueue makes a modelled queue known to GetQueueUrl and returns its
+// URL (<server URL>/<account>/<name>, the shape SQS gives). ChangeMessageVisibility(Batch) on the wire acts on its
 // messages and, as SQS does, refuses receipt handles that are not the
 // latest of a message (ReceiptHandleIsInvalid) or whose message is not in
 // flight (MessageNotInflight).
@@ -83,17 +83,17 @@ func (s *Server) CreateQueue(account, name string, o QueueOptions) (string, erro
 		o.VisibilityTimeout = 30 * time.Second
 	}
 	m := &queueModel{opts: o, receipts: map[string]*queued{}, wake: make(chan struct{})}
+	u := s.URL() + "/" + account + "/" + name
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if o.DeadLetterURL != "" {
 		if m.dlq = s.models[o.DeadLetterURL]; m.dlq == nil {
-			s.mu.Unlock()
 			return "", fmt.Errorf("creating queue %s: no dead-letter queue %s", name, o.DeadLetterURL)
 		}
 	}
-	s.mu.Unlock()
-	u := s.AddQueue(account, name)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !slices.Contains(s.queues, u) {
+		s.queues = append(s.queues, u)
+	}
 	if s.models == nil {
 		s.models = map[string]*queueModel{}
 	}
@@ -195,14 +195,7 @@ func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
 			moved = append(moved, q)
 			continue
 		}
-		q.Receives = append(q.Receives, now)
-		q.visibleAt = now.Add(m.opts.VisibilityTimeout)
-		q.receipt = "AQEB" + randomToken(24)
-		m.receipts[q.receipt] = q
-		out = append(out, Received{
-			MessageID: q.ID, Body: q.Body, ReceiptHandle: q.receipt, ReceiveCount: len(q.Receives),
-			SentAt: q.SentAt, FirstReceive: q.Receives[0],
-		})
+		out = append(out, m.take(q, now))
 	}
 	wake := m.wake
 	m.mu.Unlock()
@@ -210,6 +203,18 @@ func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
 		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, SentAt: q.SentAt}})
 	}
 	return out, wake, next
+}
+
+// take receives q now under a new receipt handle; m.mu is held.
+func (m *queueModel) take(q *queued, now time.Time) Received {
+	q.Receives = append(q.Receives, now)
+	q.visibleAt = now.Add(m.opts.VisibilityTimeout)
+	q.receipt = "AQEB" + randomToken(24)
+	m.receipts[q.receipt] = q
+	return Received{
+		MessageID: q.ID, Body: q.Body, ReceiptHandle: q.receipt, ReceiveCount: len(q.Receives),
+		SentAt: q.SentAt, FirstReceive: q.Receives[0],
+	}
 }
 
 // DeleteMessage deletes the message of a receipt handle. As SQS does, a

@@ -74,11 +74,11 @@ type Server struct {
 	clusters    map[string]Cluster
 	actions     []LifecycleAction // active lifecycle actions
 	completed   []Completion
-	queues      []string // URLs of the queues AddQueue made
+	queues      []string // URLs of the queues made, in order
 	badReceipts []string // receipt handles InvalidReceipts made fail
 	visibility  []VisibilityChange
 	hk          hookState              // lifecycle hooks and the timing of their actions
-	models      map[string]*queueModel // modelled queues (CreateQueue), by URL
+	models      map[string]*queueModel // every queue's model, by URL
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.

@@ -23,15 +23,19 @@ type VisibilityChange struct {
 	Timeout       int // seconds
 }
 
-// AddQueue makes a queue known to GetQueueUrl and returns its URL
-// (<server URL>/<account>/<name>, the shape SQS gives).
+// AddQueue is CreateQueue with SQS's defaults, kept for callers that need
+// no options; an existing queue is kept as it is. Like every queue of the
+// fake, it refuses receipt handles it did not issue or whose message is
+// not in flight: records carrying its handles come from Deliver.
 func (s *Server) AddQueue(account, name string) string {
 	u := s.URL() + "/" + account + "/" + name
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !slices.Contains(s.queues, u) {
-		s.queues = append(s.queues, u)
+	known := s.models[u] != nil
+	s.mu.Unlock()
+	if known {
+		return u
 	}
+	u, _ = s.CreateQueue(account, name, QueueOptions{}) // no dead-letter queue: cannot fail
 	return u
 }
 
@@ -236,9 +240,8 @@ func (s *Server) changeVisibility(w http.ResponseWriter, req sqsRequest) {
 }
 
 // applyVisibility validates and applies one visibility change, returning
-// SQS's error code and message when refused. On a modelled queue
-// (CreateQueue) the message's state decides; on a queue only AddQueue
-// made, any handle but those InvalidReceipts names is accepted.
+// SQS's error code and message when refused: the message's state decides,
+// unless InvalidReceipts names the handle.
 func (s *Server) applyVisibility(queueURL, handle string, timeout *int) (string, string) {
 	s.mu.Lock()
 	bad := handle == "" || slices.Contains(s.badReceipts, handle)
@@ -250,10 +253,11 @@ func (s *Server) applyVisibility(queueURL, handle string, timeout *int) (string,
 	case timeout == nil || *timeout < 0 || *timeout > maxVisibility:
 		return "InvalidParameterValue", "Value for parameter VisibilityTimeout is invalid."
 	}
-	if m != nil {
-		if code, msg := queueCode(m.changeVisibility(handle, time.Duration(*timeout)*time.Second)); code != "" {
-			return code, msg
-		}
+	if m == nil {
+		return "QueueDoesNotExist", "The specified queue does not exist."
+	}
+	if code, msg := queueCode(m.changeVisibility(handle, time.Duration(*timeout)*time.Second)); code != "" {
+		return code, msg
 	}
 	s.mu.Lock()
 	s.visibility = append(s.visibility, VisibilityChange{QueueURL: queueURL, ReceiptHandle: handle, Timeout: *timeout})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -46,9 +47,11 @@ func TestSQSChangeMessageVisibilityBatch(t *testing.T) {
 	s, ctx := setup(t)
 	client := sqs.NewFromConfig(s.Config())
 	queue := s.AddQueue("123456789012", "drainpipe")
-	s.InvalidReceipts("gone")
+	recs := deliver(t, s, queue, "a", "gone", "b")
+	a, gone, b := recs[0].ReceiptHandle, recs[1].ReceiptHandle, recs[2].ReceiptHandle
+	s.InvalidReceipts(gone)
 	out, err := client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
-		QueueUrl: aws.String(queue), Entries: entries("AQEBa", "gone", "AQEBb"),
+		QueueUrl: aws.String(queue), Entries: entries(a, gone, b),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -66,12 +69,12 @@ func TestSQSChangeMessageVisibilityBatch(t *testing.T) {
 	if diff := cmp.Diff([]string{"1:ReceiptHandleIsInvalid"}, failed); diff != "" {
 		t.Errorf("failed entries (-want +got):\n%s", diff)
 	}
-	want := []VisibilityChange{{QueueURL: queue, ReceiptHandle: "AQEBa", Timeout: 15}, {QueueURL: queue, ReceiptHandle: "AQEBb", Timeout: 15}}
+	want := []VisibilityChange{{QueueURL: queue, ReceiptHandle: a, Timeout: 15}, {QueueURL: queue, ReceiptHandle: b, Timeout: 15}}
 	if diff := cmp.Diff(want, s.VisibilityChanges()); diff != "" {
 		t.Errorf("visibility changes (-want +got):\n%s", diff)
 	}
 	call := s.CallsTo("ChangeMessageVisibilityBatch")[0]
-	if call.Params.Get("QueueUrl") != queue || call.Params.Get("Entries.3.ReceiptHandle") != "AQEBb" || call.Params.Get("Entries.3.VisibilityTimeout") != "15" {
+	if call.Params.Get("QueueUrl") != queue || call.Params.Get("Entries.3.ReceiptHandle") != b || call.Params.Get("Entries.3.VisibilityTimeout") != "15" {
 		t.Errorf("recorded params = %v", call.Params)
 	}
 }
@@ -120,12 +123,67 @@ func TestSQSThrottleRetried(t *testing.T) {
 	queue := s.AddQueue("123456789012", "drainpipe")
 	s.Inject("ChangeMessageVisibilityBatch", Throttle, 2)
 	_, err := sqs.NewFromConfig(s.Config()).ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
-		QueueUrl: aws.String(queue), Entries: entries("AQEBa"),
+		QueueUrl: aws.String(queue), Entries: entries(deliver(t, s, queue, "a")[0].ReceiptHandle),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(s.CallsTo("ChangeMessageVisibilityBatch")); n != 3 {
 		t.Errorf("calls = %d, want 3 (two throttled, then served)", n)
+	}
+}
+
+// deliver is Deliver, failing the test on error.
+func deliver(t *testing.T, s *Server, queue string, bodies ...string) []events.SQSMessage {
+	t.Helper()
+	recs, err := s.Deliver(queue, bodies...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// Every queue, AddQueue's too, refuses what SQS refuses: a handle it never
+// issued, one superseded by a later receive, one whose message is no longer
+// in flight; the handle of a message in flight is served.
+func TestSQSQueuesRefuseForeignReceipts(t *testing.T) {
+	s, ctx := setup(t)
+	client := sqs.NewFromConfig(s.Config())
+	queue := s.AddQueue("123456789012", "drainpipe")
+	recs := deliver(t, s, queue, "superseded", "released", "held")
+	again, err := s.Redeliver(queue, recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Attributes["ApproximateReceiveCount"] != "2" || again.ReceiptHandle == recs[0].ReceiptHandle || again.MessageId != recs[0].MessageId {
+		t.Errorf("redelivered record = %+v, want message %s again, count 2, a new handle", again, recs[0].MessageId)
+	}
+	if err := s.ChangeVisibility(queue, recs[1].ReceiptHandle, 0); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, handle, want string }{
+		{"never issued", "AQEBinvented", "ReceiptHandleIsInvalid"},
+		{"superseded", recs[0].ReceiptHandle, "ReceiptHandleIsInvalid"},
+		{"not in flight", recs[1].ReceiptHandle, "MessageNotInflight"},
+		{"in flight", recs[2].ReceiptHandle, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+				QueueUrl: aws.String(queue), ReceiptHandle: aws.String(tt.handle), VisibilityTimeout: 15,
+			})
+			if code(err) != tt.want {
+				t.Errorf("ChangeMessageVisibility(%s) error = %v, want code %q", tt.name, err, tt.want)
+			}
+		})
+	}
+	out, err := client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{
+		QueueUrl: aws.String(queue), Entries: entries("AQEBinvented", again.ReceiptHandle),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failed) != 1 || aws.ToString(out.Failed[0].Id) != "0" || aws.ToString(out.Failed[0].Code) != "ReceiptHandleIsInvalid" || len(out.Successful) != 1 {
+		t.Errorf("batch = %d served, failed %+v; want the invented handle refused, the live one served", len(out.Successful), out.Failed)
 	}
 }

@@ -101,8 +101,8 @@ func TestLiveBatchOfTenWithPartialFailures(t *testing.T) {
 	}
 	// Only the two retried records are made visible again early, in one call.
 	hastened := []awsfake.VisibilityChange{
-		{QueueURL: l.queue, ReceiptHandle: receipt("m04-hook-blocked"), Timeout: 15},
-		{QueueURL: l.queue, ReceiptHandle: receipt("m05-spot-blocked"), Timeout: 15},
+		{QueueURL: l.queue, ReceiptHandle: l.receipt("m04-hook-blocked"), Timeout: 15},
+		{QueueURL: l.queue, ReceiptHandle: l.receipt("m05-spot-blocked"), Timeout: 15},
 	}
 	if diff := cmp.Diff(hastened, l.aws.VisibilityChanges()); diff != "" {
 		t.Errorf("visibility changes (-want +got):\n%s", diff)

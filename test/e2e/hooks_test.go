@@ -96,7 +96,7 @@ func TestLiveBlockedDrainResumesOnRedelivery(t *testing.T) {
 	}
 	// Redelivery is hastened: one visibility change, of the first delivery's
 	// receipt, to the default delay of 15 s.
-	hastened := []awsfake.VisibilityChange{{QueueURL: l.queue, ReceiptHandle: receipt(msg.id), Timeout: 15}}
+	hastened := []awsfake.VisibilityChange{{QueueURL: l.queue, ReceiptHandle: l.receipt(msg.id), Timeout: 15}}
 	if diff := cmp.Diff(hastened, l.aws.VisibilityChanges()); diff != "" {
 		t.Errorf("visibility changes after the blocked delivery (-want +got):\n%s", diff)
 	}
@@ -176,8 +176,8 @@ func TestLiveSameEventConcurrently(t *testing.T) {
 		rt   *lambdart.Runtime
 		body []byte
 	}{
-		{first, sqsBatch(t, message{id: "dup-a", body: ev}, message{id: "dup-b", body: ev})},
-		{second, sqsBatch(t, message{id: "dup-c", body: ev})},
+		{first, l.batch(t, message{id: "dup-a", body: ev}, message{id: "dup-b", body: ev})},
+		{second, l.batch(t, message{id: "dup-c", body: ev})},
 	}
 
 	results := make([]lambdart.Response, len(batches))

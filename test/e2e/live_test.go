@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -35,6 +37,9 @@ type live struct {
 	k8s   *fixture.Env
 	path  string   // the bootstrap
 	env   []string // every runtime's environment
+
+	mu      sync.Mutex
+	records map[string]events.SQSMessage // the latest delivery by message id (batch)
 }
 
 // startLive starts the function in local mode; env entries override the
@@ -69,7 +74,7 @@ func newLive(t *testing.T) *live {
 	}
 	env = append(env, fake.Env()...) // its credentials too: the fake verifies signatures
 	queue := fake.AddQueue(queueAccount, queueName)
-	return &live{aws: fake, queue: queue, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env}
+	return &live{aws: fake, queue: queue, k8s: fixture.New(t, sb.RESTConfig()), path: path, env: env, records: map[string]events.SQSMessage{}}
 }
 
 // start starts a runtime of the function (env entries override the
@@ -116,10 +121,14 @@ func (l *live) nodes(ctx context.Context, n int, cluster string) []*corev1.Node 
 	return nodes
 }
 
-// invoke sends a batch to the first runtime; see invokeOn.
+// invoke sends a batch of l's queue (batch) to the first runtime; see invokeOn.
 func (l *live) invoke(ctx context.Context, t *testing.T, timeout time.Duration, msgs ...message) lambdart.Response {
 	t.Helper()
-	return invokeOn(ctx, t, l.rt, timeout, msgs...)
+	res, err := send(ctx, l.rt, l.batch(t, msgs...), timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // invokeOn sends a batch to rt and returns once both its answer and its

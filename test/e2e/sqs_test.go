@@ -21,9 +21,6 @@ const (
 	queueARN     = "arn:aws:sqs:" + awsfake.Region + ":" + queueAccount + ":" + queueName
 )
 
-// receipt is the receipt handle sqsBatch gives message id.
-func receipt(id string) string { return "AQEB" + id }
-
 // message is one SQS message of a batch.
 type message struct {
 	id           string
@@ -31,31 +28,82 @@ type message struct {
 	receiveCount int // ApproximateReceiveCount; 0 means 1
 }
 
-// sqsBatch is the event Lambda's SQS event source sends for msgs.
+// sqsBatch is the event Lambda's SQS event source sends for msgs, for
+// functions that reach no queue (dry run, records refused before any AWS
+// call): the receipt handles are made up. Batches for a function that may
+// change visibility come from live.batch, whose handles the queue issued.
 func sqsBatch(t *testing.T, msgs ...message) []byte {
 	t.Helper()
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(msgs))}
+	recs := make([]events.SQSMessage, 0, len(msgs))
 	for _, m := range msgs {
-		count := max(m.receiveCount, 1)
-		ev.Records = append(ev.Records, events.SQSMessage{
+		recs = append(recs, events.SQSMessage{
 			MessageId:     m.id,
-			ReceiptHandle: receipt(m.id),
+			ReceiptHandle: "AQEB" + m.id,
 			Body:          string(m.body),
 			Attributes: map[string]string{
-				"ApproximateReceiveCount":          strconv.Itoa(count),
+				"ApproximateReceiveCount":          strconv.Itoa(max(m.receiveCount, 1)),
 				"SentTimestamp":                    now,
 				"SenderId":                         "AIDAIENQZJOLO23YVJ4VO",
 				"ApproximateFirstReceiveTimestamp": now,
 			},
 			MessageAttributes: map[string]events.SQSMessageAttribute{},
-			Md5OfBody:         "",
 			EventSource:       "aws:sqs",
 			EventSourceARN:    queueARN,
 			AWSRegion:         awsfake.Region,
 		})
 	}
-	b, err := json.Marshal(ev)
+	return encodeBatch(t, recs)
+}
+
+// batch is the event for msgs received from l's queue: each record is in
+// flight under the receipt handle the queue issued on its receiveCount-th
+// delivery (l.receipt returns it). A message id batch saw before is the
+// same queue message received again. The record keeps the test's message
+// id, which the logs and batch item failures name.
+func (l *live) batch(t *testing.T, msgs ...message) []byte {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	recs := make([]events.SQSMessage, 0, len(msgs))
+	for _, m := range msgs {
+		rec, seen := l.records[m.id]
+		if !seen {
+			got, err := l.aws.Deliver(l.queue, string(m.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec = got[0]
+		}
+		for seen || receiveCount(rec) < max(m.receiveCount, 1) {
+			var err error
+			if rec, err = l.aws.Redeliver(l.queue, rec); err != nil {
+				t.Fatal(err)
+			}
+			seen = false
+		}
+		rec.MessageId = m.id
+		l.records[m.id] = rec
+		recs = append(recs, rec)
+	}
+	return encodeBatch(t, recs)
+}
+
+func receiveCount(rec events.SQSMessage) int {
+	n, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+	return n
+}
+
+// receipt is the receipt handle of message id's latest delivery by l.batch.
+func (l *live) receipt(id string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.records[id].ReceiptHandle
+}
+
+func encodeBatch(t *testing.T, recs []events.SQSMessage) []byte {
+	t.Helper()
+	b, err := json.Marshal(events.SQSEvent{Records: recs})
 	if err != nil {
 		t.Fatalf("encoding SQS event: %v", err)
 	}

@@ -2,10 +2,7 @@ package esm
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -89,23 +86,9 @@ func (m *Mapping) event(batch []awsfake.Received) events.SQSEvent {
 	}
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(batch))}
 	for _, r := range batch {
-		sum := md5.Sum([]byte(r.Body))
-		ev.Records = append(ev.Records, events.SQSMessage{
-			MessageId:     r.MessageID,
-			ReceiptHandle: r.ReceiptHandle,
-			Body:          r.Body,
-			Md5OfBody:     hex.EncodeToString(sum[:]),
-			Attributes: map[string]string{
-				"ApproximateReceiveCount":          strconv.Itoa(r.ReceiveCount),
-				"SentTimestamp":                    strconv.FormatInt(r.SentAt.UnixMilli(), 10),
-				"SenderId":                         "AIDAIENQZJOLO23YVJ4VO",
-				"ApproximateFirstReceiveTimestamp": strconv.FormatInt(r.FirstReceive.UnixMilli(), 10),
-			},
-			MessageAttributes: map[string]events.SQSMessageAttribute{},
-			EventSource:       "aws:sqs",
-			EventSourceARN:    m.opts.QueueARN,
-			AWSRegion:         region,
-		})
+		rec := awsfake.Record(r, m.opts.QueueARN)
+		rec.AWSRegion = region
+		ev.Records = append(ev.Records, rec)
 	}
 	return ev
 }
