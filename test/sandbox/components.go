@@ -98,6 +98,7 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 		}
 		apiArgs = append(apiArgs, webhookArgs(webhook)...)
 	}
+	apiArgs = append(apiArgs, opts.APIServerFlags...)
 	// etcd and the API server start together (the API server retries etcd);
 	// the others wait for the API server because kube-controller-manager
 	// gives up if it is not healthy within seconds.

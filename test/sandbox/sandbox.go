@@ -41,6 +41,9 @@ type Options struct {
 	// EKSAuth, when set, has the API server authenticate EKS tokens through
 	// the aws-iam-authenticator webhook (see Sandbox.EKS).
 	EKSAuth *EKSAuth
+	// APIServerFlags are extra kube-apiserver flags, appended last so they
+	// override the defaults (e.g. --watch-cache=false).
+	APIServerFlags []string
 }
 
 // Sandbox is a running control plane.

@@ -103,3 +103,40 @@ func MainWith(m *testing.M, opts Options) {
 	}
 	os.Exit(code)
 }
+
+// StartForTest starts a sandbox of the test's own, for a test that needs
+// a control plane configured unlike the shared one (see
+// Options.APIServerFlags), and stops it when the test ends. Like ForTest
+// it skips the test under -short and fails it when the binaries are
+// missing. A dedicated start costs seconds: use ForTest where it will do.
+func StartForTest(t testing.TB, opts Options) *Sandbox {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("sandbox test: skipped with -short")
+	}
+	if opts.BinDir == "" {
+		opts.BinDir = DefaultBinDir(os.Getenv)
+	}
+	if err := CheckBinaries(opts.BinDir); err != nil {
+		t.Fatalf("sandbox: %v (looked in %s)", err, opts.BinDir)
+	}
+	if opts.Logger == nil && testing.Verbose() {
+		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	sb, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("sandbox: starting: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			sb.keepDir = true
+			t.Logf("sandbox: component logs kept in %s", sb.LogDir())
+		}
+		if err := sb.Stop(); err != nil {
+			t.Errorf("sandbox: stopping: %v", err)
+		}
+	})
+	return sb
+}
