@@ -47,7 +47,8 @@ type Config struct {
 	// completed) when on its first delivery all its interruptions are older
 	// than this past their deadline, or their time when they have none: a
 	// backlog must not drain nodes long since replaced. Redeliveries resume
-	// work already started and are not aged out. The handler ages
+	// work already started and are not aged out (one rule: handler.Stale).
+	// The handler ages
 	// interruptions other than lifecycle hooks the same way before they
 	// reach the Actor.
 	MaxEventAge time.Duration
