@@ -6,30 +6,20 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
+
+	"github.com/drainpipe/drainpipe/internal/eks"
 )
 
 // checkEndpointURL accepts https, and http on loopback only (a local
 // proxy): the requests carry a bearer token that must not cross a network
-// in clear. The same rule as internal/eks, checked at start-up so a bad
+// in clear. internal/eks's rule, checked at start-up so a bad
 // value fails the deployment instead of every record.
 func checkEndpointURL(name, endpoint string) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("endpoint for %q is not an http(s) URL: %q", name, endpoint)
+	if err := eks.CheckEndpoint(endpoint); err != nil {
+		return fmt.Errorf("endpoint for %q: %w", name, err)
 	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
-			return nil
-		}
-		return fmt.Errorf("endpoint for %q: plain http is only allowed to a loopback address, got %q", name, endpoint)
-	}
-	return fmt.Errorf("endpoint for %q is not an http(s) URL: %q", name, endpoint)
+	return nil
 }
 
 // parseCAs reads name=<base64 PEM>,... (the encoding of EKS's

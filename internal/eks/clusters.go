@@ -166,7 +166,7 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint, drop func()) *rest.Co
 // serves its API with a certificate of the cluster's own CA.
 func (c *Clusters) endpoint(ctx context.Context, cluster string) (Endpoint, error) {
 	if ep, ok := c.opts.Overrides[cluster]; ok {
-		if err := validURL(ep.URL); err != nil {
+		if err := CheckEndpoint(ep.URL); err != nil {
 			return Endpoint{}, fmt.Errorf("checking endpoint override for cluster %s: %w", cluster, err)
 		}
 		if len(ep.CAData) > 0 || strings.HasPrefix(ep.URL, "http:") {
@@ -196,7 +196,7 @@ func (c *Clusters) describe(ctx context.Context, cluster string) (Endpoint, erro
 		return Endpoint{}, fmt.Errorf("describing cluster %s: no endpoint (status %s)", cluster, status)
 	}
 	ep := Endpoint{URL: aws.ToString(cl.Endpoint)}
-	if err := validURL(ep.URL); err != nil {
+	if err := CheckEndpoint(ep.URL); err != nil {
 		return Endpoint{}, fmt.Errorf("describing cluster %s: %w", cluster, err)
 	}
 	if cl.CertificateAuthority == nil || aws.ToString(cl.CertificateAuthority.Data) == "" {
@@ -209,9 +209,10 @@ func (c *Clusters) describe(ctx context.Context, cluster string) (Endpoint, erro
 	return ep, nil
 }
 
-// validURL accepts https URLs, and http ones on loopback only (tests and
-// local proxies): a bearer token must not cross a network in clear.
-func validURL(raw string) error {
+// CheckEndpoint accepts https URLs, and http ones on loopback only (tests
+// and local proxies): a bearer token must not cross a network in clear.
+// The configuration checks overrides with it at start-up too.
+func CheckEndpoint(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("parsing endpoint: %w", err)
@@ -226,6 +227,7 @@ func validURL(raw string) error {
 		if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
 			return nil
 		}
+		return fmt.Errorf("endpoint %q: plain http is only allowed to a loopback address", raw)
 	}
 	return fmt.Errorf("endpoint %q: want https", raw)
 }

@@ -258,8 +258,8 @@ func TestValidURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			if err := validURL(tt.url); (err != nil) != tt.wantErr {
-				t.Errorf("validURL() error = %v, wantErr %v", err, tt.wantErr)
+			if err := CheckEndpoint(tt.url); (err != nil) != tt.wantErr {
+				t.Errorf("CheckEndpoint() error = %v, wantErr %v", err, tt.wantErr)
 			}
 		})
 	}
