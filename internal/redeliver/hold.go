@@ -19,10 +19,7 @@ const MaxHold = 12 * time.Hour
 func (s *Scheduler) Hold(ctx context.Context, msg events.SQSMessage, after time.Duration) {
 	after = min(max(after, time.Second), MaxHold)
 	after = (after + time.Second - 1).Truncate(time.Second)
-	q, err := parseARN(msg.EventSourceARN)
-	if err == nil && msg.ReceiptHandle == "" {
-		err = errNoReceipt
-	}
+	q, err := sourceQueue(msg)
 	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "not holding message",
 			slog.String("message_id", msg.MessageId), slog.Any("error", err))

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -73,4 +74,15 @@ func (s *Scheduler) queueURL(ctx context.Context, q queue) (string, error) {
 	s.urls[q.arn] = url
 	s.mu.Unlock()
 	return url, nil
+}
+
+// sourceQueue is the queue a message came from, which must be named by
+// its EventSourceARN and hold the message's receipt for its visibility to
+// be changed.
+func sourceQueue(m events.SQSMessage) (queue, error) {
+	q, err := parseARN(m.EventSourceARN)
+	if err == nil && m.ReceiptHandle == "" {
+		err = errNoReceipt
+	}
+	return q, err
 }

@@ -108,10 +108,7 @@ func (s *Scheduler) group(ctx context.Context, msgs []events.SQSMessage) []group
 	var groups []group
 	index := map[string]int{} // queue ARN → groups index
 	for _, m := range msgs {
-		q, err := parseARN(m.EventSourceARN)
-		if err == nil && m.ReceiptHandle == "" {
-			err = errNoReceipt
-		}
+		q, err := sourceQueue(m)
 		if err != nil {
 			s.log.LogAttrs(ctx, slog.LevelWarn, "not scheduling redelivery",
 				slog.String("message_id", m.MessageId), slog.Any("error", err))
