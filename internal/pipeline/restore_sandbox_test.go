@@ -152,6 +152,21 @@ func TestRebalanceHold(t *testing.T) {
 	}
 }
 
+// A first-seen mark written on a clock ahead of ours (another environment,
+// or a second boundary crossed since we read ours) never holds a
+// rebalance cordon longer than DRAINPIPE_REBALANCE_HOLD from now.
+func TestRebalanceHoldMarkAhead(t *testing.T) {
+	s := newLiveScene(t, Config{RebalanceHold: 30 * time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ahead := s.clock.Now().Add(5 * time.Second).UTC().Format(time.RFC3339)
+	_, id := s.node(ctx, fixture.NodeOptions{Annotations: map[string]string{drain.AnnotationFirstSeen: ahead}})
+	rb := event.Interruption{Kind: event.KindRebalanceRecommendation, EventID: "rb-ahead", Time: s.clock.Now()}
+	if r := act(t, ctx, s, id, policy.ActionCordon, 1, rb); r.Status != handler.StatusRetry || r.HoldFor != 30*time.Minute {
+		t.Fatalf("mark 5s ahead: %+v, want a retry held exactly 30m", r)
+	}
+}
+
 // Karpenter's nodes are handled by default and left to Karpenter with
 // SkipKarpenter; a running state change never gives back a node Karpenter
 // is disrupting, and its taint stays.

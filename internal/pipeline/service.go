@@ -95,6 +95,12 @@ func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler
 		since = p.Time
 	}
 	now := a.clock.Now()
+	// The mark is written on the drainer's clock, in whole seconds; one
+	// ahead of ours (another environment's, a second boundary) must not
+	// stretch the hold past RebalanceHold from now.
+	if since.After(now) {
+		since = now
+	}
 	end := since.Add(a.cfg.RebalanceHold)
 	if inst.State != "running" {
 		return done(fmt.Sprintf("%s; instance is %s: node %s stays cordoned", r.Reason, inst.State, name))
