@@ -83,11 +83,17 @@ func (s *Server) lifecycleAction(w http.ResponseWriter, action string, form url.
 	if i >= 0 {
 		s.touchLocked(s.actions[i], action, result)
 	}
+	var done *Completion
 	if i >= 0 && action == "CompleteLifecycleAction" {
-		s.completed = append(s.completed, Completion{LifecycleAction: s.actions[i], Result: result})
+		done = &Completion{LifecycleAction: s.actions[i], Result: result}
+		s.completed = append(s.completed, *done)
 		s.actions = slices.Delete(s.actions, i, i+1)
 	}
+	onComplete := s.hk.onComplete
 	s.mu.Unlock()
+	if done != nil && onComplete != nil {
+		onComplete(*done)
+	}
 	if i < 0 {
 		writeQueryError(w, http.StatusBadRequest, "ValidationError", noActiveMessage(form))
 		return

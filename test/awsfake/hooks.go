@@ -54,6 +54,17 @@ type hookState struct {
 	begun map[LifecycleAction]time.Time // when each pending action began
 	beat  map[LifecycleAction]time.Time // its last heartbeat (or beginning)
 	log   []HookCall
+	// onComplete sees each successful completion before it is answered.
+	onComplete func(Completion)
+}
+
+// OnComplete has fn called with each successful CompleteLifecycleAction
+// before the caller gets its answer: a fault test checks there whether
+// the instance's node was really drained at that moment.
+func (s *Server) OnComplete(fn func(Completion)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hk.onComplete = fn
 }
 
 // SetClock makes the fake read time from now (a test's fake clock) for

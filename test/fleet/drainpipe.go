@@ -21,6 +21,9 @@ type Function struct {
 	MaxConcurrency  int           // default 10
 	Timeout         time.Duration // default 300 s
 	MaxReceiveCount int           // default 5
+	// Visibility is the queue's visibility timeout; default 6 × Timeout,
+	// as the stack sets it (Lambda requires at least Timeout).
+	Visibility time.Duration
 	Env             []string      // more DRAINPIPE_* settings, applied last
 	Stdout          io.Writer     // every environment's output; nil keeps it in memory only
 }
@@ -38,6 +41,9 @@ func (f Function) withDefaults() Function {
 	if f.MaxReceiveCount == 0 {
 		f.MaxReceiveCount = 5
 	}
+	if f.Visibility == 0 {
+		f.Visibility = 6 * f.Timeout
+	}
 	return f
 }
 
@@ -52,7 +58,7 @@ type Deployment struct {
 // Deploy creates the queues on fake and starts the mapping; Stop it.
 func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	fn = fn.withDefaults()
-	queue, dlq, err := Queues(fake, fn.Timeout, fn.MaxReceiveCount)
+	queue, dlq, err := queuesWith(fake, awsfake.QueueOptions{VisibilityTimeout: fn.Visibility, MaxReceiveCount: fn.MaxReceiveCount})
 	if err != nil {
 		return nil, err
 	}

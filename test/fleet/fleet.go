@@ -32,6 +32,16 @@ type Spec struct {
 	Replicas    int     // pods per Deployment; default 20
 	Cluster     string  // the eks:cluster-name tag; default "fleet"
 	Seed        uint64  // node names, instance ids and addresses
+	// LongGrace is the grace period of every fifth Deployment's pods;
+	// default DefaultLongGrace.
+	LongGrace time.Duration
+	// HeartbeatTimeout, when set, defines the groups' terminate hooks
+	// on the fake with it: an action not heartbeaten in time expires.
+	// Zero leaves the hooks undefined (their actions never expire).
+	HeartbeatTimeout time.Duration
+	// Blocked hooked nodes also run a pod behind a budget that never
+	// allows a disruption: they cannot be drained.
+	Blocked int
 }
 
 // Node is one node of the fleet and its part in the wave.
@@ -39,6 +49,7 @@ type Node struct {
 	Name, InstanceID, Zone string
 	Spot                   bool                     // gets a Spot interruption warning
 	Hook                   *awsfake.LifecycleAction // its pending terminate action, if any
+	Blocked                bool                     // runs a pod no eviction may take (Spec.Blocked)
 }
 
 // Fleet is a built fleet.
@@ -53,8 +64,10 @@ type Fleet struct {
 const (
 	namespace = "fleet"
 	HookName  = "drainpipe-terminate"
-	// LongGrace is the grace period of the long-grace Deployments' pods.
-	LongGrace = 45 * time.Second
+	// DefaultLongGrace is the grace period of the long-grace Deployments' pods.
+	DefaultLongGrace = 45 * time.Second
+	// ASGs is how many Auto Scaling groups the hooked nodes are spread over.
+	ASGs = 4
 )
 
 func (s Spec) withDefaults() Spec {
@@ -63,6 +76,9 @@ func (s Spec) withDefaults() Spec {
 	}
 	if s.Cluster == "" {
 		s.Cluster = "fleet"
+	}
+	if s.LongGrace == 0 {
+		s.LongGrace = DefaultLongGrace
 	}
 	return s
 }
@@ -96,6 +112,9 @@ func Build(ctx context.Context, c kubernetes.Interface, fake *awsfake.Server, sp
 	if err := f.createWorkloads(ctx, c); err != nil {
 		return nil, err
 	}
+	if err := f.createBlockers(ctx, c); err != nil {
+		return nil, err
+	}
 	return f, f.waitWorkloads(ctx, c)
 }
 
@@ -106,6 +125,11 @@ func (f *Fleet) createNodes(ctx context.Context, c kubernetes.Interface, fake *a
 	nSpot := int(float64(s.Nodes)*s.SpotShare + 0.5)
 	nHook := int(float64(s.Nodes-nSpot)*s.HookShare + 0.5)
 	nodes := make([]*corev1.Node, s.Nodes)
+	if s.HeartbeatTimeout > 0 {
+		for g := range ASGs {
+			fake.AddLifecycleHook(awsfake.LifecycleHook{ASG: asgName(g), Name: HookName, HeartbeatTimeout: s.HeartbeatTimeout})
+		}
+	}
 	for i := range nodes {
 		opts := fixture.NodeOptions{
 			Region: awsfake.Region, Zone: awsfake.Region + string(rune('a'+i%3)),
@@ -119,9 +143,10 @@ func (f *Fleet) createNodes(ctx context.Context, c kubernetes.Interface, fake *a
 		n := Node{Name: nodes[i].Name, InstanceID: fixture.InstanceID(nodes[i]), Zone: opts.Zone, Spot: i < nSpot}
 		tags := map[string]string{"eks:cluster-name": s.Cluster}
 		if i >= nSpot && i < nSpot+nHook {
-			asg := fmt.Sprintf("fleet-asg-%d", i%4)
+			asg := asgName(i % ASGs)
 			tags["aws:autoscaling:groupName"] = asg
 			n.Hook = &awsfake.LifecycleAction{ASG: asg, Hook: HookName, Token: randomUUID(r), InstanceID: n.InstanceID}
+			n.Blocked = i-nSpot < s.Blocked
 			fake.AddLifecycleAction(*n.Hook)
 		}
 		inst := awsfake.Instance{
@@ -194,6 +219,8 @@ func (f *Fleet) createWorkloads(ctx context.Context, c kubernetes.Interface) err
 		return nil
 	})
 }
+
+func asgName(i int) string { return fmt.Sprintf("fleet-asg-%d", i) }
 
 func randomUUID(r *rand.Rand) string {
 	return fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", r.Uint32(), r.Uint32()&0xffff, r.Uint32()&0xfff, r.Uint32()&0xfff, r.Uint64()&0xffffffffffff)

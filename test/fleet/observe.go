@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -110,7 +111,7 @@ func (o *Observer) pod(obj any, deleted bool) {
 	key := p.Name
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if deleted || !evictable(p) {
+	if deleted || !Evictable(p) {
 		delete(o.evictable[p.Spec.NodeName], key)
 	} else {
 		o.evictable[p.Spec.NodeName][key] = true
@@ -129,7 +130,9 @@ func (o *Observer) progress(node string) {
 	o.changed = make(chan struct{})
 }
 
-func evictable(p *corev1.Pod) bool {
+// Evictable reports whether a drain must still move p: not terminating,
+// not finished, not a mirror or DaemonSet pod.
+func Evictable(p *corev1.Pod) bool {
 	if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 		return false
 	}
@@ -155,13 +158,24 @@ func (o *Observer) Times() map[string]Times {
 	return out
 }
 
+// EvictableOn is how many evictable pods the watch last saw on node.
+func (o *Observer) EvictableOn(node string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.evictable[node])
+}
+
 // WaitDrained waits until every target node is drained, or ctx ends.
-func (o *Observer) WaitDrained(ctx context.Context) error {
+func (o *Observer) WaitDrained(ctx context.Context) error { return o.WaitDrainedNodes(ctx, nil) }
+
+// WaitDrainedNodes waits until the named target nodes (all when nil) are
+// drained, or ctx ends.
+func (o *Observer) WaitDrainedNodes(ctx context.Context, names []string) error {
 	for {
 		o.mu.Lock()
 		left, ch := 0, o.changed
-		for _, t := range o.times {
-			if t.Drained == 0 {
+		for name, t := range o.times {
+			if t.Drained == 0 && (names == nil || slices.Contains(names, name)) {
 				left++
 			}
 		}

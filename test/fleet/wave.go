@@ -20,12 +20,16 @@ const (
 // visibility timeout 6 × the function timeout and maxReceiveCount
 // redrives, as the stack configures them.
 func Queues(fake *awsfake.Server, functionTimeout time.Duration, maxReceiveCount int) (queue, dlq string, err error) {
-	if dlq, err = fake.CreateQueue(Account, QueueName+"-dlq", awsfake.QueueOptions{VisibilityTimeout: 6 * functionTimeout}); err != nil {
+	return queuesWith(fake, awsfake.QueueOptions{VisibilityTimeout: 6 * functionTimeout, MaxReceiveCount: maxReceiveCount})
+}
+
+// queuesWith makes the queue with o, its dead-letter queue set.
+func queuesWith(fake *awsfake.Server, o awsfake.QueueOptions) (queue, dlq string, err error) {
+	if dlq, err = fake.CreateQueue(Account, QueueName+"-dlq", awsfake.QueueOptions{VisibilityTimeout: o.VisibilityTimeout}); err != nil {
 		return "", "", err
 	}
-	queue, err = fake.CreateQueue(Account, QueueName, awsfake.QueueOptions{
-		VisibilityTimeout: 6 * functionTimeout, MaxReceiveCount: maxReceiveCount, DeadLetterURL: dlq,
-	})
+	o.DeadLetterURL = dlq
+	queue, err = fake.CreateQueue(Account, QueueName, o)
 	return queue, dlq, err
 }
 

@@ -32,7 +32,7 @@ func (f *Fleet) deployments() []workload {
 		name := fmt.Sprintf("app-%03d", i)
 		var grace int64
 		if i%5 == 4 {
-			grace = int64(LongGrace / time.Second)
+			grace = int64(f.Spec.LongGrace / time.Second)
 		}
 		w := workload{dep: &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -87,6 +87,30 @@ func (f *Fleet) template(name string, grace int64, agent bool) corev1.PodTemplat
 	return p
 }
 
+// createBlockers gives each blocked node one pod behind a budget allowing
+// no disruption (maxUnavailable 0): no eviction of it ever succeeds.
+func (f *Fleet) createBlockers(ctx context.Context, c kubernetes.Interface) error {
+	for _, n := range f.Nodes {
+		if !n.Blocked {
+			continue
+		}
+		name, one, zero := "blocker-"+n.InstanceID, int32(1), intstr.FromInt32(0)
+		tpl := f.template(name, 0, false)
+		tpl.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": n.Name}
+		dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: appsv1.DeploymentSpec{
+			Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}, Template: tpl}}
+		if _, err := c.AppsV1().Deployments(namespace).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating deployment %s: %w", name, err)
+		}
+		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable: &zero, Selector: dep.Spec.Selector}}
+		if _, err := c.PolicyV1().PodDisruptionBudgets(namespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating budget %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 func waitNodesReady(ctx context.Context, c kubernetes.Interface, pool string, n int) error {
 	ready := 0
 	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
@@ -110,10 +134,15 @@ func waitNodesReady(ctx context.Context, c kubernetes.Interface, pool string, n 
 	return nil
 }
 
-// waitWorkloads waits for Nodes×PodsPerNode Ready pods and for every
-// budget's status.
+// waitWorkloads waits for Nodes×PodsPerNode Ready pods (and the blockers)
+// and for every budget's status.
 func (f *Fleet) waitWorkloads(ctx context.Context, c kubernetes.Interface) error {
 	want := f.Spec.Nodes * f.Spec.PodsPerNode
+	for _, n := range f.Nodes {
+		if n.Blocked {
+			want++
+		}
+	}
 	ready := 0
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 		pods, err := c.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
