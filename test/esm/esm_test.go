@@ -111,3 +111,77 @@ func TestMappingPartialBatchTimeoutAndRedrive(t *testing.T) {
 		t.Errorf("peak environments = %d, want 1–2", p)
 	}
 }
+
+// TestMappingDuplicates runs the mapping over a queue that stores every
+// message twice (SQS's at-least-once delivery): a batch never holds one
+// id twice, so a partial batch response naming message ids keeps exactly
+// the failed copy; each copy is deleted or dead-lettered on its own.
+func TestMappingDuplicates(t *testing.T) {
+	bootstrap := buildFn(t)
+	fake := awsfake.New()
+	t.Cleanup(fake.Close)
+	dlq, err := fake.CreateQueue("123456789012", "fn-dlq", awsfake.QueueOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := fake.CreateQueue("123456789012", "fn", awsfake.QueueOptions{VisibilityTimeout: 500 * time.Millisecond, MaxReceiveCount: 1, DeadLetterURL: dlq, Duplicates: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, b := range []string{"ok", "fail", "ok", "fail"} {
+		id, err := fake.SendMessage(url, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[id] = b
+	}
+	m, err := esm.Start(esm.Options{
+		Fake: fake, QueueURL: url, QueueARN: "arn:aws:sqs:us-west-2:123456789012:fn",
+		MaxConcurrency: 2, Timeout: 10 * time.Second, Bootstrap: bootstrap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var states []awsfake.MessageState
+	err = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
+		states, err = fake.QueueMessages(url)
+		for _, s := range states {
+			if s.DeletedAt.IsZero() && !s.DeadLettered {
+				return false, err
+			}
+		}
+		return true, err
+	})
+	if err != nil {
+		t.Fatalf("queue never settled: %v (%+v)", err, states)
+	}
+	if len(states) != 8 {
+		t.Errorf("queue lists %d copies, want 8", len(states))
+	}
+	for _, s := range states {
+		if fail := ids[s.ID] == "fail"; s.DeadLettered != fail || len(s.Receives) != 1 {
+			t.Errorf("%s copy %d of %s: dead-lettered %v after %d receives, want dead-lettered %v after 1", ids[s.ID], s.Copy, s.ID, s.DeadLettered, len(s.Receives), fail)
+		}
+	}
+	if dead, err := fake.QueueMessages(dlq); err != nil || len(dead) != 4 {
+		t.Errorf("dead-letter queue lists %d copies (%v), want 4", len(dead), err)
+	}
+	for _, inv := range m.Invocations() {
+		seen := map[string]bool{}
+		for _, id := range inv.IDs {
+			if seen[id] {
+				t.Errorf("invocation %+v carries %s twice", inv, id)
+			}
+			seen[id] = true
+		}
+	}
+}
