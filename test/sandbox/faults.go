@@ -17,12 +17,14 @@ import (
 var ErrStopped = errors.New("sandbox stopped")
 
 // Restart stops one component ("etcd", "kube-apiserver",
-// "kube-controller-manager", "kube-scheduler" or "kwok") by
+// "kube-controller-manager", "kube-scheduler", "kwok", "authwebhook") by
 // PID (SIGTERM, SIGKILL after a few seconds), keeps it down for down, starts
 // it again with the same binary and arguments (so on the same ports; its
 // log file is appended to) and returns once it passes the health check it
-// passed at Start. PIDs and Stop then see the new process. Clients made
-// before the restart work again once it returns.
+// passed at Start. PIDs and Stop then see the new process (during the
+// outage PIDs still names the stopped one). Clients made before the
+// restart work again once it returns. etcd and kube-apiserver, with
+// clients watching, outlast the grace period: theirs ends in SIGKILL.
 //
 // ctx ending during down cuts the outage short: the component is started
 // at once and Restart returns ctx's error without waiting for its health.
