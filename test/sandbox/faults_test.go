@@ -15,7 +15,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
+
+// faultSandbox starts a sandbox of the test's own (faults disturb it) and
+// returns a context for the test and a client of config maps.
+func faultSandbox(t *testing.T) (*Sandbox, context.Context, typedcorev1.ConfigMapInterface) {
+	t.Helper()
+	sb := StartForTest(t, Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	client, err := kubernetes.NewForConfig(sb.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb, ctx, client.CoreV1().ConfigMaps("default")
+}
 
 func configMap(name string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
@@ -25,14 +40,7 @@ func configMap(name string) *corev1.ConfigMap {
 // port with the same data, a client made before it works unchanged, and
 // PIDs and the state file name the new process.
 func TestRestartAPIServer(t *testing.T) {
-	sb := StartForTest(t, Options{})
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	client, err := kubernetes.NewForConfig(sb.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms := client.CoreV1().ConfigMaps("default")
+	sb, ctx, cms := faultSandbox(t)
 	if _, err := cms.Create(ctx, configMap("before"), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating a config map before the restart: %v", err)
 	}
@@ -75,14 +83,7 @@ func TestRestartAPIServer(t *testing.T) {
 // a Restart keeps the scheduler down: etcd acts on SIGTERM (it is resumed,
 // not killed), the Restart starts nothing and no process is left.
 func TestPauseEtcdAndStop(t *testing.T) {
-	sb := StartForTest(t, Options{})
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	client, err := kubernetes.NewForConfig(sb.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms := client.CoreV1().ConfigMaps("default")
+	sb, ctx, cms := faultSandbox(t)
 	create := func(name string) error {
 		rctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
@@ -100,11 +101,10 @@ func TestPauseEtcdAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		n++
 		return create(fmt.Sprintf("resumed-%d", n)) == nil, nil
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatalf("no write succeeded after Resume: %v", err)
 	}
 
