@@ -54,10 +54,11 @@ func (s *Server) Deliver(url string, bodies ...string) ([]events.SQSMessage, err
 	out := make([]events.SQSMessage, 0, len(bodies))
 	for _, body := range bodies {
 		now := time.Now()
-		q := &queued{MessageState: MessageState{ID: newUUID(), Body: body, SentAt: now}}
 		m.mu.Lock()
-		m.msgs = append(m.msgs, q)
-		r := m.take(q, now)
+		r := m.take(m.enqueue(newUUID(), body, now), now)
+		if m.opts.Duplicates > 1 { // the other copies are receivable
+			m.signal()
+		}
 		m.mu.Unlock()
 		out = append(out, Record(r, QueueARN(url)))
 	}

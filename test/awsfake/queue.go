@@ -21,6 +21,12 @@ type QueueOptions struct {
 	MaxReceiveCount int
 	// DeadLetterURL is a queue made by CreateQueue before this one.
 	DeadLetterURL string
+	// Duplicates is how many copies of each message SendMessage and
+	// Deliver store (SQS's at-least-once delivery); 0 or 1: one. Copies
+	// share the message id and body and are otherwise apart: own receive
+	// count, visibility, receipt handles, deletion and redrive. One
+	// receive never returns two copies of a message.
+	Duplicates int
 }
 
 // Received is one delivery of a message, as ReceiveMessage returns it.
@@ -31,17 +37,6 @@ type Received struct {
 	ReceiveCount  int       // ApproximateReceiveCount, this delivery included
 	SentAt        time.Time // SentTimestamp
 	FirstReceive  time.Time // ApproximateFirstReceiveTimestamp
-}
-
-// MessageState is the history of one message of a modelled queue, for
-// invariants ("no message unaccounted for").
-type MessageState struct {
-	ID, Body     string
-	SentAt       time.Time
-	Receives     []time.Time
-	DeletedAt    time.Time // zero while not deleted
-	DeadLettered bool      // moved to the dead-letter queue
-	InFlight     bool      // received and not yet visible again
 }
 
 // QueueError is how the queue model refuses a receipt handle; the wire
@@ -117,8 +112,21 @@ func (s *Server) SendMessage(url, body string) (string, error) {
 		return "", err
 	}
 	id := newUUID()
-	m.put(&queued{MessageState: MessageState{ID: id, Body: body, SentAt: time.Now()}})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.enqueue(id, body, time.Now())
+	m.signal()
 	return id, nil
+}
+
+// enqueue stores the copies of one message sent now and returns the
+// first; m.mu is held.
+func (m *queueModel) enqueue(id, body string, now time.Time) *queued {
+	first := len(m.msgs)
+	for c := range max(1, m.opts.Duplicates) {
+		m.msgs = append(m.msgs, &queued{MessageState: MessageState{ID: id, Body: body, Copy: c, SentAt: now}})
+	}
+	return m.msgs[first]
 }
 
 func (m *queueModel) put(q *queued) {
@@ -176,6 +184,7 @@ func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
 	var out []Received
 	var moved []*queued
 	var next time.Time
+	taken := map[string]bool{} // a copy of it is in out
 	m.mu.Lock()
 	for _, q := range m.msgs {
 		if !q.DeletedAt.IsZero() || q.DeadLettered {
@@ -195,12 +204,16 @@ func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
 			moved = append(moved, q)
 			continue
 		}
+		if taken[q.ID] { // left visible for another receiver
+			continue
+		}
+		taken[q.ID] = true
 		out = append(out, m.take(q, now))
 	}
 	wake := m.wake
 	m.mu.Unlock()
 	for _, q := range moved { // SQS keeps the id and body
-		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, SentAt: q.SentAt}})
+		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, Copy: q.Copy, SentAt: q.SentAt}})
 	}
 	return out, wake, next
 }
@@ -264,26 +277,6 @@ func (s *Server) ChangeVisibility(url, receipt string, timeout time.Duration) er
 		return err
 	}
 	return m.changeVisibility(receipt, timeout)
-}
-
-// QueueMessages returns the state of every message a modelled queue holds
-// or held, in send order.
-func (s *Server) QueueMessages(url string) ([]MessageState, error) {
-	m, err := s.model(url)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]MessageState, 0, len(m.msgs))
-	for _, q := range m.msgs {
-		st := q.MessageState
-		st.Receives = slices.Clone(q.Receives)
-		st.InFlight = q.DeletedAt.IsZero() && !q.DeadLettered && q.visibleAt.After(now)
-		out = append(out, st)
-	}
-	return out, nil
 }
 
 // queueCode is the wire error code of a model error, or "" if it is not one.

@@ -56,7 +56,10 @@ func (m *Mapping) invoke(ctx context.Context, e *env, batch []awsfake.Received) 
 }
 
 // failures reads a partial batch response: the ids to keep, and false
-// when it names an id not in the batch or cannot be read.
+// when it names an id not in the batch or cannot be read. One receive
+// never returns two copies of a duplicated message (awsfake's
+// QueueOptions.Duplicates), but a batch window may gather both: a failure
+// naming their id then keeps both, so neither is lost.
 func failures(body []byte, batch []awsfake.Received) (map[string]bool, bool) {
 	var resp events.SQSEventResponse
 	if len(body) > 0 && string(body) != "null" {

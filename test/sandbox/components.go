@@ -52,7 +52,9 @@ func (s *Sandbox) runner(binDir, logDir string, detach bool) runFunc {
 		if err != nil {
 			return nil, err
 		}
+		s.mu.Lock()
 		s.procs = append(s.procs, proc)
+		s.mu.Unlock()
 		s.log.Info("sandbox component started", "component", name, "pid", proc.pid)
 		return proc, nil
 	}
@@ -110,11 +112,12 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := waitHealthy(ctx, hc, etcd, fmt.Sprintf("http://127.0.0.1:%d/health", pt.etcd)); err != nil {
-		return err
-	}
-	if err := waitHealthy(ctx, hc, api, server+"/readyz"); err != nil {
-		return err
+	etcd.ready = httpReady(hc, fmt.Sprintf("http://127.0.0.1:%d/health", pt.etcd))
+	api.ready = httpReady(hc, server+"/readyz")
+	for _, proc := range []*process{etcd, api} {
+		if err := proc.ready(ctx, proc); err != nil {
+			return err
+		}
 	}
 	checks := map[string]string{
 		"kube-controller-manager": fmt.Sprintf("https://127.0.0.1:%d/healthz", pt.kcm),
@@ -130,9 +133,10 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 		if started[name], err = run(name, args...); err != nil {
 			return err
 		}
+		started[name].ready = httpReady(hc, checks[name])
 	}
-	for name, url := range checks {
-		if err := waitHealthy(ctx, hc, started[name], url); err != nil {
+	for _, proc := range started {
+		if err := proc.ready(ctx, proc); err != nil {
 			return err
 		}
 	}
@@ -195,6 +199,11 @@ func healthClient(ca *keyPair, certPEM, keyPEM []byte) *http.Client {
 		tlsCfg.Certificates = []tls.Certificate{cert}
 	}
 	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+}
+
+// httpReady is a health check by waitHealthy.
+func httpReady(hc *http.Client, url string) readyFunc {
+	return func(ctx context.Context, p *process) error { return waitHealthy(ctx, hc, p, url) }
 }
 
 // waitHealthy polls url until it answers 200, the process exits or ctx ends.

@@ -156,7 +156,10 @@ func (s *Sandbox) startWebhook(ctx context.Context, opts Options, run runFunc, p
 	if err != nil {
 		return "", err
 	}
-	if err := waitWebhook(ctx, proc, filepath.Join(cfg.StateDir, "cert.pem"), port); err != nil {
+	proc.ready = func(ctx context.Context, p *process) error {
+		return waitWebhook(ctx, p, filepath.Join(cfg.StateDir, "cert.pem"), port)
+	}
+	if err := proc.ready(ctx, proc); err != nil {
 		return "", err
 	}
 	s.eks = &EKSCluster{Name: cluster, Endpoint: server, CAData: caPEM, Function: fn, Unmapped: other}

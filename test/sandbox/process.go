@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -22,14 +23,20 @@ const stopGrace = 5 * time.Second
 // process is one running component. cmd is nil when the process was
 // started by another program (sandbox down reads PIDs from a state file).
 type process struct {
-	name string
-	path string
-	pid  int
-	log  string
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd.Wait returns
-	err  error         // cmd.Wait's result, valid after done
+	name   string
+	path   string
+	pid    int
+	log    string
+	args   []string  // what it was started with, for Restart
+	detach bool      // started in its own session
+	ready  readyFunc // its health check, for Restart; nil: none
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when cmd.Wait returns
+	err    error         // cmd.Wait's result, valid after done
 }
+
+// readyFunc waits until p is healthy, p exits or ctx ends.
+type readyFunc func(ctx context.Context, p *process) error
 
 // launcher starts processes from one OS thread that stays alive until the
 // sandbox stops: Pdeathsig fires when the creating thread exits, not the
@@ -82,7 +89,10 @@ func spawn(l *launcher, binDir, logDir, name string, detach bool, args ...string
 	if err := l.start(cmd); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, path: path, pid: cmd.Process.Pid, log: logPath, cmd: cmd, done: make(chan struct{})}
+	p := &process{
+		name: name, path: path, pid: cmd.Process.Pid, log: logPath, args: args, detach: detach,
+		cmd: cmd, done: make(chan struct{}),
+	}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -103,7 +113,8 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// stop sends SIGTERM, then SIGKILL after grace.
+// stop sends SIGTERM, then SIGKILL after grace. SIGCONT follows SIGTERM
+// so that a paused process (Sandbox.Pause) can act on it.
 func (p *process) stop(grace time.Duration) error {
 	if p.cmd != nil {
 		return p.stopChild(grace)
@@ -114,6 +125,7 @@ func (p *process) stop(grace time.Duration) error {
 	if err := syscall.Kill(p.pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("stopping %s (pid %d): %w", p.name, p.pid, err)
 	}
+	_ = syscall.Kill(p.pid, syscall.SIGCONT) // it may have exited already
 	deadline := time.Now().Add(grace)
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -138,6 +150,7 @@ func (p *process) stopChild(grace time.Duration) error {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("stopping %s (pid %d): %w", p.name, p.pid, err)
 	}
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // it may have exited already
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {

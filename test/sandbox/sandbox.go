@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -59,6 +60,13 @@ type Sandbox struct {
 	log        *slog.Logger
 	eks        *EKSCluster
 	binDir     string
+
+	// mu guards procs, launch and stopped against the faults (Restart,
+	// Pause), which may run while another goroutine calls PIDs or Stop.
+	mu         sync.Mutex
+	stopped    bool
+	restarting map[string]bool // components in Restart
+	stopping   chan struct{}   // closed by Stop; made by the first Restart
 }
 
 // DefaultBinDir is where build.sh puts the binaries:
@@ -149,6 +157,8 @@ func (s *Sandbox) LogDir() string { return filepath.Join(s.dir, "logs") }
 
 // PIDs returns the process id of every running component by name.
 func (s *Sandbox) PIDs() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	m := make(map[string]int, len(s.procs))
 	for _, p := range s.procs {
 		m[p.name] = p.pid
@@ -158,18 +168,26 @@ func (s *Sandbox) PIDs() map[string]int {
 
 // Stop terminates every process by PID (SIGTERM, then SIGKILL after a few
 // seconds), in reverse start order, and removes a temporary directory
-// unless KeepDir was set.
+// unless KeepDir was set. A paused component is resumed to stop; a
+// Restart under way starts nothing more.
 func (s *Sandbox) Stop() error {
+	s.mu.Lock()
+	if s.stopping != nil && !s.stopped {
+		close(s.stopping)
+	}
+	s.stopped = true
+	procs, launch := s.procs, s.launch
+	s.procs, s.launch = nil, nil
+	s.mu.Unlock()
 	var errs []error
-	for i := len(s.procs) - 1; i >= 0; i-- {
-		if err := s.procs[i].stop(stopGrace); err != nil {
+	for i := len(procs) - 1; i >= 0; i-- {
+		if err := procs[i].stop(stopGrace); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	s.procs = nil
-	if s.launch != nil {
-		s.launch.close()
-		s.launch = nil
+	// Only now: the launcher thread's exit fires the children's Pdeathsig.
+	if launch != nil {
+		launch.close()
 	}
 	if s.ownDir && !s.keepDir && len(errs) == 0 {
 		if err := os.RemoveAll(s.dir); err != nil {
