@@ -155,13 +155,22 @@ func (o *Observer) Times() map[string]Times {
 	return out
 }
 
-// WaitDrained waits until every target node is drained, or ctx ends.
-func (o *Observer) WaitDrained(ctx context.Context) error {
+// WaitDrained waits until every target node is drained, or ctx ends;
+// given nodes, it waits for those only.
+func (o *Observer) WaitDrained(ctx context.Context, only ...Node) error {
+	wanted := func(string) bool { return true }
+	if len(only) > 0 {
+		names := map[string]bool{}
+		for _, n := range only {
+			names[n.Name] = true
+		}
+		wanted = func(name string) bool { return names[name] }
+	}
 	for {
 		o.mu.Lock()
 		left, ch := 0, o.changed
-		for _, t := range o.times {
-			if t.Drained == 0 {
+		for name, t := range o.times {
+			if t.Drained == 0 && wanted(name) {
 				left++
 			}
 		}
