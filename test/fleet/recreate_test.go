@@ -21,13 +21,13 @@ import (
 // dropped and the message's next delivery reaches the recreated cluster.
 // Invariants only.
 func TestWaveEndpointChanges(t *testing.T) {
-	ctx, root, bootstrap := startWave(t, 4*time.Minute)
+	ctx, root, bootstrap := fleet.StartTest(t, 4*time.Minute)
 	sb := sandbox.StartForTest(t, sandbox.Options{EKSAuth: &sandbox.EKSAuth{Cluster: fleet.DefaultCluster}})
 	cluster, ok := sb.EKS()
 	if !ok {
 		t.Fatal("the sandbox runs without EKS authentication")
 	}
-	r := newRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 8, PodsPerNode: 4, SpotShare: 0.375, HookShare: 0.6, Replicas: 6, Seed: 10})
+	r := fleet.NewRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 8, PodsPerNode: 4, SpotShare: 0.375, HookShare: 0.6, Replicas: 6, Seed: 10})
 	proxy, err := fleet.StartEndpointProxy(cluster.Endpoint)
 	if err != nil {
 		t.Fatal(err)
@@ -37,23 +37,23 @@ func TestWaveEndpointChanges(t *testing.T) {
 	old.Endpoint = proxy.URL()
 	// One environment, kept warm; retried messages come back after a
 	// second or so instead of the queue's visibility timeout.
-	dp := r.deploy(t, fleet.Function{Cluster: cluster.Name, EKS: &old, MaxConcurrency: 1, Timeout: time.Minute,
+	dp := r.Deploy(t, fleet.Function{Cluster: cluster.Name, EKS: &old, MaxConcurrency: 1, Timeout: time.Minute,
 		Env: []string{"DRAINPIPE_RETRY_DELAY=1s"}})
 
-	first, lone, rest := phases(t, r.fleet.Targets())
+	first, lone, rest := phases(t, r.Fleet.Targets())
 	sent := 0
 	enqueue := func(nodes ...fleet.Node) {
 		t.Helper()
-		n, err := fleet.EnqueueNodes(r.fake, dp.Queue, nodes)
+		n, err := fleet.EnqueueNodes(r.Fake, dp.Queue, nodes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sent += n
-		r.settle(ctx, t, dp, nodes...)
+		r.Settle(ctx, t, dp, nodes...)
 	}
-	r.obs.Start()
+	r.Observer.Start()
 	enqueue(first...)
-	described := len(r.fake.CallsTo("DescribeCluster"))
+	described := len(r.Fake.CallsTo("DescribeCluster"))
 	if described == 0 || proxy.Accepted() == 0 {
 		t.Fatalf("before the swap: %d DescribeCluster calls, %d connections through the old endpoint; want both > 0",
 			described, proxy.Accepted())
@@ -63,13 +63,13 @@ func TestWaveEndpointChanges(t *testing.T) {
 	if err := proxy.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fleet.RegisterEKS(r.fake, cluster) // recreated: same name, new endpoint
+	fleet.RegisterEKS(r.Fake, cluster) // recreated: same name, new endpoint
 	enqueue(lone)
 	enqueue(rest...)
-	r.checkWave(t, dp, sent)
+	r.CheckWave(t, dp, sent)
 	// The lone event's first delivery fails on the old endpoint, which
 	// has the cluster described again; its second must succeed.
-	msgs, err := r.fake.QueueMessages(dp.Queue)
+	msgs, err := r.Fake.QueueMessages(dp.Queue)
 	if err != nil || len(msgs) != sent {
 		t.Fatalf("the queue holds %d messages of %d sent (%v)", len(msgs), sent, err)
 	}
@@ -77,7 +77,7 @@ func TestWaveEndpointChanges(t *testing.T) {
 		t.Errorf("the lone event after the swap was received %d times, want at most 2", n)
 	}
 
-	if again := len(r.fake.CallsTo("DescribeCluster")) - described; again == 0 {
+	if again := len(r.Fake.CallsTo("DescribeCluster")) - described; again == 0 {
 		t.Errorf("DescribeCluster was not called after the endpoint changed")
 	}
 	invs, before := dp.Mapping.Invocations(), map[int]bool{}

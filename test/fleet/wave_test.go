@@ -16,20 +16,20 @@ func TestMain(m *testing.M) { sandbox.Main(m) }
 // every target node cordoned and drained, every hook completed exactly
 // once, every message deleted, the dead-letter queue empty.
 func TestWave(t *testing.T) {
-	ctx, root, bootstrap := startWave(t, 4*time.Minute)
+	ctx, root, bootstrap := fleet.StartTest(t, 4*time.Minute)
 	sb := sandbox.ForTest(t)
-	r := newRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 12, PodsPerNode: 8, SpotShare: 0.5, HookShare: 0.5, Replicas: 8, Seed: 16})
+	r := fleet.NewRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 12, PodsPerNode: 8, SpotShare: 0.5, HookShare: 0.5, Replicas: 8, Seed: 16})
 	kubeconfig, err := fleet.DrainpipeUser.WriteKubeconfig(sb.KubeconfigPath(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dp := r.deploy(t, fleet.Function{Kubeconfig: kubeconfig, Cluster: r.fleet.Spec.Cluster, MaxConcurrency: 3, Timeout: time.Minute})
+	dp := r.Deploy(t, fleet.Function{Kubeconfig: kubeconfig, Cluster: r.Fleet.Spec.Cluster, MaxConcurrency: 3, Timeout: time.Minute})
 
-	r.obs.Start()
-	sent, err := r.fleet.Enqueue(r.fake, dp.Queue)
+	r.Observer.Start()
+	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queue)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.settle(ctx, t, dp)
-	r.checkWave(t, dp, sent)
+	r.Settle(ctx, t, dp)
+	r.CheckWave(t, dp, sent)
 }
