@@ -1,14 +1,16 @@
 // Package eks authenticates to EKS clusters and builds their clients.
 //
 // Clusters builds one Kubernetes clientset per cluster and keeps it for the
-// life of the container, unless its endpoint fails FailureLimit times in a
-// row (see watchdog): the endpoint and CA come from eks:DescribeCluster
+// life of the container, unless its endpoint fails and DescribeCluster
+// now tells another, or it fails FailureLimit times in a row (see
+// watchdog): the endpoint and CA come from eks:DescribeCluster
 // (once per client) or from configuration, and every request carries an
 // aws-iam-authenticator token that the transport keeps fresh. Local builds
 // the same from a kubeconfig, for running against any cluster by hand.
 package eks
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -79,7 +81,8 @@ type Clusters struct {
 type entry struct {
 	mu     sync.Mutex
 	client kubernetes.Interface
-	gen    int // counts clients dropped by their watchdog
+	gen    int       // counts clients dropped by their watchdog
+	next   *Endpoint // described by a check that dropped the client; used once
 }
 
 // New returns Clusters using cfg for eks:DescribeCluster and for signing
@@ -118,12 +121,18 @@ func (c *Clusters) Client(ctx context.Context, cluster string) (kubernetes.Inter
 	if e.client != nil {
 		return e.client, nil
 	}
-	ep, err := c.endpoint(ctx, cluster)
-	if err != nil {
-		return nil, err
+	var ep Endpoint
+	if e.next != nil {
+		ep, e.next = *e.next, nil
+	} else {
+		var err error
+		if ep, err = c.endpoint(ctx, cluster); err != nil {
+			return nil, err
+		}
 	}
 	gen := e.gen
-	client, err := kubernetes.NewForConfig(c.restConfig(cluster, ep, func() { e.forget(gen) }))
+	check := func(ctx context.Context) { c.recheck(ctx, cluster, e, gen, ep) }
+	client, err := kubernetes.NewForConfig(c.restConfig(cluster, ep, check, func() { e.forget(gen, nil) }))
 	if err != nil {
 		return nil, fmt.Errorf("building kubernetes client for cluster %s: %w", cluster, err)
 	}
@@ -131,20 +140,33 @@ func (c *Clusters) Client(ctx context.Context, cluster string) (kubernetes.Inter
 	return client, nil
 }
 
-// forget drops the client of generation gen, so the next Client describes
-// the cluster again; a newer client is left alone.
-func (e *entry) forget(gen int) {
+// forget drops the client of generation gen, so the next Client uses
+// next or, when nil, describes the cluster again; a newer client is left
+// alone.
+func (e *entry) forget(gen int, next *Endpoint) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.gen == gen {
-		e.client = nil
+		e.client, e.next = nil, next
 		e.gen++
 	}
 }
 
-// restConfig builds the client configuration; drop is called after
-// FailureLimit endpoint failures in a row.
-func (c *Clusters) restConfig(cluster string, ep Endpoint, drop func()) *rest.Config {
+// recheck describes the cluster again after a failure of the client of
+// generation gen, built for was, and drops that client at once if the
+// endpoint or CA changed (the cluster was recreated). An unchanged
+// answer, or none, leaves it to the watchdog's FailureLimit.
+func (c *Clusters) recheck(ctx context.Context, cluster string, e *entry, gen int, was Endpoint) {
+	now, err := c.endpoint(ctx, cluster)
+	if err != nil || (now.URL == was.URL && bytes.Equal(now.CAData, was.CAData)) {
+		return
+	}
+	e.forget(gen, &now)
+}
+
+// restConfig builds the client configuration; check is called on the
+// first endpoint failure, drop after FailureLimit in a row.
+func (c *Clusters) restConfig(cluster string, ep Endpoint, check func(context.Context), drop func()) *rest.Config {
 	return &rest.Config{
 		Host:            ep.URL,
 		TLSClientConfig: rest.TLSClientConfig{CAData: ep.CAData},
@@ -155,7 +177,7 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint, drop func()) *rest.Co
 			if c.wrapper != nil {
 				rt = c.wrapper(rt)
 			}
-			rt = &watchdog{base: rt, drop: drop}
+			rt = &watchdog{base: rt, check: check, drop: drop}
 			return &bearer{base: rt, cluster: cluster, tokens: c.signer}
 		},
 	}

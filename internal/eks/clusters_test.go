@@ -231,15 +231,17 @@ func TestOverrideWithoutCATakesDescribedCA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Counted before the request: its failure describes the cluster
+	// once more (TestUnchangedClusterKeepsItsClient).
+	if n := len(fake.CallsTo("DescribeCluster")); n != 1 {
+		t.Errorf("DescribeCluster calls = %d, want 1 for the CA", n)
+	}
 	_, err = k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
 	// httptest's certificate names 127.0.0.1 and example.com, not
 	// localhost: a TLS name error proves the described CA was trusted
 	// (an unknown CA fails earlier, with "unknown authority").
 	if err == nil || strings.Contains(err.Error(), "unknown authority") {
 		t.Fatalf("request error = %v, want a host name mismatch under the described CA", err)
-	}
-	if n := len(fake.CallsTo("DescribeCluster")); n != 1 {
-		t.Errorf("DescribeCluster calls = %d, want 1 for the CA", n)
 	}
 }
 

@@ -18,19 +18,13 @@ import (
 )
 
 // TestRecreatedClusterIsReachedAgain: a cluster deleted and recreated under
-// the same name has a new endpoint and CA. After FailureLimit TLS or
-// connection failures in a row the cached endpoint, CA and client are
-// dropped, so the next Client describes the cluster again and works,
-// without waiting for a new container.
+// the same name has a new endpoint and CA. The first TLS or connection
+// failure describes the cluster again; the description changed, so the
+// cached endpoint, CA and client are dropped at once and the next request
+// reaches the recreated cluster, without waiting for a new container or
+// FailureLimit failures (a lone event's deliveries would be spent on them).
 func TestRecreatedClusterIsReachedAgain(t *testing.T) {
-	ctx := testCtx(t)
-	old := newAPIServer(t, 0, nil)
-	c, fake := newClusters(t, newClock(), nil)
-	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: old.URL, CAData: old.caPEM()})
-	get := func() error { return getNode(ctx, c) }
-	if err := get(); err != nil {
-		t.Fatal(err)
-	}
+	old, fake, get := reachedCluster(t)
 
 	// Recreated: the old endpoint refuses connections, the new one
 	// presents a certificate of another CA.
@@ -38,16 +32,39 @@ func TestRecreatedClusterIsReachedAgain(t *testing.T) {
 	recreated := newAPIServer(t, 0, nil)
 	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: recreated.URL, CAData: recreated.caPEM()})
 
-	for i := range FailureLimit {
-		if err := get(); err == nil {
-			t.Fatalf("request %d to the deleted cluster's endpoint succeeded", i+1)
-		}
+	if err := get(); err == nil {
+		t.Fatal("a request to the deleted cluster's endpoint succeeded")
 	}
 	if err := get(); err != nil {
-		t.Fatalf("after %d failures the recreated cluster is still unreachable: %v", FailureLimit, err)
+		t.Fatalf("after one failure the recreated cluster is still unreachable: %v", err)
 	}
 	if n := len(fake.CallsTo("DescribeCluster")); n != 2 {
 		t.Errorf("DescribeCluster calls = %d, want 2 (once per cluster incarnation)", n)
+	}
+}
+
+// TestUnchangedClusterKeepsItsClient: an endpoint failing while
+// DescribeCluster still answers the same endpoint and CA (an outage, not
+// a recreation) is described again once, and the client is kept until
+// FailureLimit failures in a row.
+func TestUnchangedClusterKeepsItsClient(t *testing.T) {
+	api, fake, get := reachedCluster(t)
+	api.Close()
+	for i := range FailureLimit {
+		if err := get(); err == nil {
+			t.Fatalf("request %d to a closed endpoint succeeded", i+1)
+		}
+	}
+	if n := len(fake.CallsTo("DescribeCluster")); n != 2 {
+		t.Errorf("DescribeCluster calls after %d failures = %d, want 2 (the first, and one check)", FailureLimit, n)
+	}
+	if err := get(); err == nil {
+		t.Fatal("a request to a closed endpoint succeeded")
+	}
+	// Rebuilt after FailureLimit failures, and the new client's first
+	// failure checked: two calls per FailureLimit failures at most.
+	if n := len(fake.CallsTo("DescribeCluster")); n != 4 {
+		t.Errorf("DescribeCluster calls after the drop = %d, want 4 (rebuilt, checked)", n)
 	}
 }
 
@@ -89,6 +106,21 @@ func TestOtherErrorsKeepTheCache(t *testing.T) {
 	if n := len(fake.CallsTo("DescribeCluster")); n != 1 {
 		t.Errorf("DescribeCluster calls = %d, want 1: answered requests must not drop the cache", n)
 	}
+}
+
+// reachedCluster serves cluster blue, described on a fake, and gets a
+// node of it once; get gets it again.
+func reachedCluster(t *testing.T) (api *apiServer, fake *awsfake.Server, get func() error) {
+	t.Helper()
+	ctx := testCtx(t)
+	api = newAPIServer(t, 0, nil)
+	c, fake := newClusters(t, newClock(), nil)
+	fake.AddCluster(awsfake.Cluster{Name: "blue", Endpoint: api.URL, CAData: api.caPEM()})
+	get = func() error { return getNode(ctx, c) }
+	if err := get(); err != nil {
+		t.Fatal(err)
+	}
+	return api, fake, get
 }
 
 // getNode gets a node of cluster blue through c.

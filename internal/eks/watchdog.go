@@ -1,6 +1,7 @@
 package eks
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -10,17 +11,23 @@ import (
 )
 
 // FailureLimit is how many TLS or connection failures in a row make a
-// cluster's cached endpoint, CA and client be dropped: a cluster
-// recreated under the same name has a new endpoint and CA, which only
-// DescribeCluster can tell.
+// cluster's cached endpoint, CA and client be dropped, whatever
+// DescribeCluster says: a cluster recreated under the same name has a new
+// endpoint and CA, which only DescribeCluster can tell.
 const FailureLimit = 3
 
 // watchdog counts a client's consecutive endpoint failures and calls drop
-// once they reach FailureLimit. Any HTTP answer, error status included,
-// proves the endpoint and CA right and resets the count.
+// once they reach FailureLimit. The client's first failure calls check
+// (once per client), which drops it at once if the cluster's description
+// changed: a lone message after a recreation would otherwise spend
+// FailureLimit deliveries (maybe all it has) before the endpoint is
+// described again. Any HTTP answer, error status included, proves the
+// endpoint and CA right and resets the count.
 type watchdog struct {
 	base     http.RoundTripper
 	failures atomic.Int32
+	checked  atomic.Bool
+	check    func(context.Context)
 	drop     func()
 }
 
@@ -29,8 +36,13 @@ func (w *watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case err == nil:
 		w.failures.Store(0)
-	case endpointFailure(err) && w.failures.Add(1) == FailureLimit:
+	case !endpointFailure(err):
+	case w.failures.Add(1) == FailureLimit:
 		w.drop()
+	case w.checked.CompareAndSwap(false, true):
+		// In line, before the caller sees the error, so its next
+		// Client already has the new endpoint.
+		w.check(req.Context())
 	}
 	return resp, err
 }

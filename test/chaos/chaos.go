@@ -63,7 +63,9 @@ type Rig struct {
 
 // Note records a fact of the fault (what was killed, how much was
 // rejected) for the scenario's row.
-func (r *Rig) Note(format string, args ...any) { r.notes = append(r.notes, fmt.Sprintf(format, args...)) }
+func (r *Rig) Note(format string, args ...any) {
+	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
 
 // DefaultSpec is the CI-sized fleet: eight nodes of six pods; two get a
 // Spot warning, three a terminate hook (expiring without a heartbeat
@@ -121,7 +123,7 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	})
 	// Drains the messages ended are seen by the watch a moment later.
 	dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
-	_ = r.Observer.WaitDrainedNodes(dctx, r.drainable())
+	_ = r.Observer.WaitDrained(dctx, r.drainable()...)
 	dcancel()
 	stopped = true
 	stopErr := r.Deployment.Stop()
@@ -191,12 +193,12 @@ func (r *Rig) WaitCordoned(ctx context.Context, n int) error {
 	})
 }
 
-// drainable names the targets that can be drained (not blocked).
-func (r *Rig) drainable() []string {
-	var out []string
+// drainable lists the targets that can be drained (not blocked).
+func (r *Rig) drainable() []fleet.Node {
+	var out []fleet.Node
 	for _, n := range r.Fleet.Targets() {
 		if !n.Blocked {
-			out = append(out, n.Name)
+			out = append(out, n)
 		}
 	}
 	return out

@@ -62,7 +62,7 @@ func visibilityFailing() Scenario {
 		r.Fake.Inject("ChangeMessageVisibilityBatch", awsfake.Internal, -1)
 		return nil
 	}, Fault: func(ctx context.Context, r *Rig) error {
-		err := r.Observer.WaitDrainedNodes(ctx, r.drainable())
+		err := r.Observer.WaitDrained(ctx, r.drainable()...)
 		r.Note("%d ChangeMessageVisibilityBatch calls failed", len(r.Fake.CallsTo("ChangeMessageVisibilityBatch")))
 		return err
 	}}
@@ -101,7 +101,7 @@ func apfFlood() Scenario {
 					}
 				})
 			}
-			err = r.Observer.WaitDrainedNodes(ctx, r.drainable())
+			err = r.Observer.WaitDrained(ctx, r.drainable()...)
 			stop()
 			wg.Wait()
 			after, _ := fleet.APFRejected(ctx, r.Admin)

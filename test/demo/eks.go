@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/fleet"
 	"github.com/drainpipe/drainpipe/test/lambdart"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
@@ -41,10 +42,9 @@ func eksAccess(ctx context.Context, w io.Writer, sb *sandbox.Sandbox, sc *scene,
 	if err := t.step(func() { sc.env.ApplyRBAC(actx, rbac, sandbox.DrainpipeGroup) }); err != nil {
 		return nil, fmt.Errorf("applying %s: %w", rbac, err)
 	}
-	fake.AddCluster(awsfake.Cluster{Name: c.Name, Endpoint: c.Endpoint, CAData: c.CAData})
-	// The bootstrap signs its AWS calls with the role's session
-	// credentials; the fakes verify signatures, so they must know them.
-	fake.AllowCredentials(c.Function.AccessKeyID, c.Function.SecretAccessKey)
+	// DescribeCluster's answer, and the role's session credentials the
+	// bootstrap signs its AWS calls with (the fakes verify signatures).
+	fleet.RegisterEKS(fake, c)
 	fmt.Fprintf(w, "  kube-apiserver asks aws-iam-authenticator %s (its webhook, on 127.0.0.1) who a bearer token is;\n",
 		sandbox.AuthenticatorVersion)
 	fmt.Fprintf(w, "  its fake STS checks the token's SigV4 signature, including the cluster name %s\n", c.Name)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/esm"
+	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
 // Function is how the wave's Drainpipe is deployed; zero fields get the
@@ -24,8 +25,16 @@ type Function struct {
 	// Visibility is the queue's visibility timeout; default 6 × Timeout,
 	// as the stack sets it (Lambda requires at least Timeout).
 	Visibility time.Duration
-	Env             []string      // more DRAINPIPE_* settings, applied last
-	Stdout          io.Writer     // every environment's output; nil keeps it in memory only
+	Env        []string  // more DRAINPIPE_* settings, applied last
+	Stdout     io.Writer // every environment's output; nil keeps it in memory only
+
+	// EKS, when set, is EKS mode instead of Kubeconfig: Deploy registers
+	// the cluster on the fake (RegisterEKS) and the bootstrap describes it
+	// and signs tokens with the role's credentials, which the sandbox's
+	// aws-iam-authenticator webhook checks (Options.EKSAuth, sb.EKS()).
+	// Cluster must be its Name; set Endpoint to an EndpointProxy's URL to
+	// recreate the cluster later.
+	EKS *sandbox.EKSCluster
 }
 
 func (f Function) withDefaults() Function {
@@ -58,18 +67,21 @@ type Deployment struct {
 // Deploy creates the queues on fake and starts the mapping; Stop it.
 func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	fn = fn.withDefaults()
+	access, err := fn.access(fake)
+	if err != nil {
+		return nil, err
+	}
 	queue, dlq, err := queuesWith(fake, awsfake.QueueOptions{VisibilityTimeout: fn.Visibility, MaxReceiveCount: fn.MaxReceiveCount})
 	if err != nil {
 		return nil, err
 	}
 	env := append([]string{
-		"DRAINPIPE_KUBECONFIG=" + fn.Kubeconfig,
 		"DRAINPIPE_CLUSTERS=" + fn.Cluster,
 		"DRAINPIPE_MAX_RECEIVE_COUNT=" + strconv.Itoa(fn.MaxReceiveCount),
 		"AWS_DEFAULT_REGION=" + awsfake.Region,
 		"AWS_ENDPOINT_URL=" + fake.URL(),
 	}, fake.Env()...) // endpoints, region and credentials: the fake verifies signatures
-	env = append(env, fn.Env...)
+	env = append(append(env, access...), fn.Env...)
 	m, err := esm.Start(esm.Options{
 		Fake: fake, QueueURL: queue, QueueARN: QueueARN,
 		BatchSize: fn.BatchSize, BatchWindow: fn.BatchWindow, MaxConcurrency: fn.MaxConcurrency, Timeout: fn.Timeout,

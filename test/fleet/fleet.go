@@ -30,7 +30,7 @@ type Spec struct {
 	SpotShare   float64 // share of nodes that get a Spot warning in the wave
 	HookShare   float64 // share of the others, in Auto Scaling groups with terminate hooks
 	Replicas    int     // pods per Deployment; default 20
-	Cluster     string  // the eks:cluster-name tag; default "fleet"
+	Cluster     string  // the eks:cluster-name tag; default DefaultCluster
 	Seed        uint64  // node names, instance ids and addresses
 	// LongGrace is the grace period of every fifth Deployment's pods;
 	// default DefaultLongGrace.
@@ -70,12 +70,16 @@ const (
 	ASGs = 4
 )
 
+// DefaultCluster is the fleet's cluster name unless Spec.Cluster says
+// otherwise (an EKS-auth sandbox's EKSAuth.Cluster must match it).
+const DefaultCluster = "fleet"
+
 func (s Spec) withDefaults() Spec {
 	if s.Replicas == 0 {
 		s.Replicas = 20
 	}
 	if s.Cluster == "" {
-		s.Cluster = "fleet"
+		s.Cluster = DefaultCluster
 	}
 	if s.LongGrace == 0 {
 		s.LongGrace = DefaultLongGrace

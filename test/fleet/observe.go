@@ -3,7 +3,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -165,17 +164,22 @@ func (o *Observer) EvictableOn(node string) int {
 	return len(o.evictable[node])
 }
 
-// WaitDrained waits until every target node is drained, or ctx ends.
-func (o *Observer) WaitDrained(ctx context.Context) error { return o.WaitDrainedNodes(ctx, nil) }
-
-// WaitDrainedNodes waits until the named target nodes (all when nil) are
-// drained, or ctx ends.
-func (o *Observer) WaitDrainedNodes(ctx context.Context, names []string) error {
+// WaitDrained waits until every target node is drained, or ctx ends;
+// given nodes, it waits for those only.
+func (o *Observer) WaitDrained(ctx context.Context, only ...Node) error {
+	wanted := func(string) bool { return true }
+	if len(only) > 0 {
+		names := map[string]bool{}
+		for _, n := range only {
+			names[n.Name] = true
+		}
+		wanted = func(name string) bool { return names[name] }
+	}
 	for {
 		o.mu.Lock()
 		left, ch := 0, o.changed
 		for name, t := range o.times {
-			if t.Drained == 0 && (names == nil || slices.Contains(names, name)) {
+			if t.Drained == 0 && wanted(name) {
 				left++
 			}
 		}

@@ -37,9 +37,15 @@ func queuesWith(fake *awsfake.Server, o awsfake.QueueOptions) (queue, dlq string
 // Spot target and a terminate lifecycle action for each hooked one, as
 // EventBridge delivers them. It returns the number of messages.
 func (f *Fleet) Enqueue(fake *awsfake.Server, queue string) (int, error) {
+	return EnqueueNodes(fake, queue, f.Targets())
+}
+
+// EnqueueNodes sends the events of some targets only (a wave in parts,
+// with a fault injected in between); it returns the number of messages.
+func EnqueueNodes(fake *awsfake.Server, queue string, nodes []Node) (int, error) {
 	now := time.Now().UTC()
 	sent := 0
-	for _, n := range f.Targets() {
+	for _, n := range nodes {
 		body, err := Event(n, now)
 		if err != nil {
 			return sent, err
