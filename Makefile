@@ -5,7 +5,7 @@ LDFLAGS   := -s -w
 SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
-.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave demo synth fuzz clean
+.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -62,6 +62,9 @@ bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl dra
 WAVE_ARGS ?=
 bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs an NTH-style peer vs the limit (~15 min)
 	$(GO) run ./test/bench/wave -bootstrap $(DIST)/local/bootstrap $(WAVE_ARGS)
+
+chaos: sandbox-build build-local ## fault matrix: ten faults injected into waves on the fleet rig, a table and the invariants (~15 min; CHAOS_ARGS='-run name,name -nodes N')
+	$(GO) run ./test/bench/chaos -bootstrap $(DIST)/local/bootstrap $(CHAOS_ARGS)
 
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
 	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)

@@ -31,9 +31,9 @@ type Scenario struct {
 	// Sandbox is the control plane's options (a fault may need its own
 	// API server flags); Run's caller starts it.
 	Sandbox sandbox.Options
-	// Setup prepares the rig before the wave (e.g. injects AWS faults
-	// that must be there from the first call).
-	Setup func(ctx context.Context, r *Rig) error
+	// Setup prepares the rig and the function before the wave (e.g.
+	// injects AWS faults that must be there from the first call).
+	Setup func(ctx context.Context, r *Rig, fn *fleet.Function) error
 	// Fault runs once the wave is enqueued; the scenario ends when it
 	// has returned and every message is settled.
 	Fault func(ctx context.Context, r *Rig) error
@@ -98,6 +98,7 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	if err != nil {
 		return Result{}, err
 	}
+	defer r.Fake.Close()
 	defer r.Observer.Stop()
 	stopped := false
 	defer func() {
@@ -148,35 +149,45 @@ func setUp(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (*Rig
 		return nil, err
 	}
 	r := &Rig{Sandbox: sb, Admin: admin, Fake: awsfake.New()}
-	if err := fleet.ApplyRBAC(ctx, admin, env.RBAC); err != nil {
+	if err := r.build(ctx, sc, env); err != nil {
+		if r.Observer != nil {
+			r.Observer.Stop()
+		}
+		r.Fake.Close()
 		return nil, err
 	}
-	if r.Fleet, err = fleet.Build(ctx, admin, r.Fake, sc.Spec); err != nil {
-		return nil, fmt.Errorf("building the fleet: %w", err)
+	return r, nil
+}
+
+func (r *Rig) build(ctx context.Context, sc Scenario, env Env) error {
+	if err := fleet.ApplyRBAC(ctx, r.Admin, env.RBAC); err != nil {
+		return err
+	}
+	var err error
+	if r.Fleet, err = fleet.Build(ctx, r.Admin, r.Fake, sc.Spec); err != nil {
+		return fmt.Errorf("building the fleet: %w", err)
 	}
 	fn := sc.Function
 	if fn.Timeout == 0 {
 		fn = DefaultFunction()
 	}
 	fn.Bootstrap, fn.Cluster, fn.Stdout = env.Bootstrap, r.Fleet.Spec.Cluster, env.Stdout
-	if fn.Kubeconfig, err = fleet.DrainpipeUser.WriteKubeconfig(sb.KubeconfigPath(), env.Dir); err != nil {
-		return nil, err
+	if fn.Kubeconfig, err = fleet.DrainpipeUser.WriteKubeconfig(r.Sandbox.KubeconfigPath(), env.Dir); err != nil {
+		return err
 	}
-	if r.Observer, err = r.Fleet.Observe(ctx, admin); err != nil {
-		return nil, err
+	if r.Observer, err = r.Fleet.Observe(ctx, r.Admin); err != nil {
+		return err
 	}
 	if sc.Setup != nil {
-		if err := sc.Setup(ctx, r); err != nil {
-			r.Observer.Stop()
-			return nil, fmt.Errorf("setting up: %w", err)
+		if err := sc.Setup(ctx, r, &fn); err != nil {
+			return fmt.Errorf("setting up: %w", err)
 		}
 	}
 	if r.Deployment, err = fleet.Deploy(r.Fake, fn); err != nil {
-		r.Observer.Stop()
-		return nil, err
+		return err
 	}
 	r.checker = watchCompletions(r)
-	return r, nil
+	return nil
 }
 
 // WaitCordoned waits until n target nodes are cordoned: a fault that must

@@ -2,7 +2,7 @@ package chaos
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
@@ -43,7 +43,7 @@ func killed() Scenario {
 // 4. EC2 DescribeInstances throttled for a while; Auto Scaling heartbeats
 // and completions throttled or failing with 5xx now and then.
 func awsThrottled() Scenario {
-	return Scenario{Name: "aws-throttled", Setup: func(_ context.Context, r *Rig) error {
+	return Scenario{Name: "aws-throttled", Setup: func(_ context.Context, r *Rig, _ *fleet.Function) error {
 		r.Fake.Inject("DescribeInstances", awsfake.Throttle, 12)
 		for _, action := range []string{"RecordLifecycleActionHeartbeat", "CompleteLifecycleAction"} {
 			r.Fake.Inject(action, awsfake.Throttle, 4)
@@ -58,7 +58,7 @@ func awsThrottled() Scenario {
 // 5. SQS ChangeMessageVisibilityBatch failing throughout: retries come
 // back after the queue's visibility timeout instead of the backoff.
 func visibilityFailing() Scenario {
-	return Scenario{Name: "visibility-failing", Setup: func(_ context.Context, r *Rig) error {
+	return Scenario{Name: "visibility-failing", Setup: func(_ context.Context, r *Rig, _ *fleet.Function) error {
 		r.Fake.Inject("ChangeMessageVisibilityBatch", awsfake.Internal, -1)
 		return nil
 	}, Fault: func(ctx context.Context, r *Rig) error {
@@ -119,14 +119,77 @@ func budgetNeverAllows() Scenario {
 	return Scenario{Name: "budget-never-allows", Spec: spec, Fault: func(context.Context, *Rig) error { return nil }}
 }
 
-// notYet is a scenario whose fault control is not built.
-func notYet(name string) Scenario {
-	return Scenario{Name: name, Fault: func(context.Context, *Rig) error {
-		return fmt.Errorf("%s: fault not available", name)
+// 2. kube-apiserver stopped and started again mid-drain: watches break,
+// connections reset, requests fail until it is back.
+func apiserverRestarted() Scenario {
+	return Scenario{Name: "apiserver-restarted", Fault: func(ctx context.Context, r *Rig) error {
+		if err := r.WaitCordoned(ctx, 2); err != nil {
+			return err
+		}
+		r.Note("kube-apiserver stopped mid-drain, down 3s, started again")
+		return r.Sandbox.Restart(ctx, "kube-apiserver", 3*time.Second)
 	}}
 }
 
-func apiserverRestarted() Scenario { return notYet("apiserver-restarted") }
-func etcdPaused() Scenario         { return notYet("etcd-paused") }
-func duplicated() Scenario         { return notYet("delivered-three-times") }
-func endpointChanged() Scenario    { return notYet("endpoint-changed") }
+// 3. etcd paused (SIGSTOP) for longer than request timeouts, then
+// resumed: the API server answers nothing, then timeouts, meanwhile.
+func etcdPaused() Scenario {
+	const paused = 20 * time.Second
+	return Scenario{Name: "etcd-paused", Fault: func(ctx context.Context, r *Rig) error {
+		if err := r.WaitCordoned(ctx, 2); err != nil {
+			return err
+		}
+		if err := r.Sandbox.Pause("etcd"); err != nil {
+			return err
+		}
+		r.Note("etcd paused for %s mid-drain", paused)
+		select { // the fault's length, not a synchronisation
+		case <-ctx.Done():
+		case <-time.After(paused):
+		}
+		return r.Sandbox.Resume("etcd")
+	}}
+}
+
+// 6. Every message delivered three times, the copies to different
+// environments at once.
+func duplicated() Scenario {
+	fn := DefaultFunction()
+	fn.Duplicates = 3
+	return Scenario{Name: "delivered-three-times", Function: fn}
+}
+
+// 10. The cluster recreated under the same name while containers are
+// warm: EKS describes it first behind a proxy (the old endpoint), which
+// closes mid-drain; EKS then answers the new endpoint.
+func endpointChanged() Scenario {
+	var proxy *fleet.EndpointProxy
+	var cluster sandbox.EKSCluster
+	return Scenario{Name: "endpoint-changed",
+		Sandbox: sandbox.Options{EKSAuth: &sandbox.EKSAuth{Cluster: fleet.DefaultCluster}},
+		Setup: func(_ context.Context, r *Rig, fn *fleet.Function) error {
+			c, ok := r.Sandbox.EKS()
+			if !ok {
+				return errors.New("the sandbox runs without EKS authentication")
+			}
+			p, err := fleet.StartEndpointProxy(c.Endpoint)
+			if err != nil {
+				return err
+			}
+			proxy, cluster = p, c
+			old := c
+			old.Endpoint = p.URL()
+			fn.EKS, fn.Kubeconfig = &old, ""
+			return nil
+		},
+		Fault: func(ctx context.Context, r *Rig) error {
+			if err := r.WaitCordoned(ctx, 2); err != nil {
+				return err
+			}
+			err := proxy.Close()
+			fleet.RegisterEKS(r.Fake, cluster)
+			r.Note("old endpoint closed after %d connections; DescribeCluster called %d times before the swap",
+				proxy.Accepted(), len(r.Fake.CallsTo("DescribeCluster")))
+			return err
+		}}
+}

@@ -25,6 +25,9 @@ type Function struct {
 	// Visibility is the queue's visibility timeout; default 6 × Timeout,
 	// as the stack sets it (Lambda requires at least Timeout).
 	Visibility time.Duration
+	// Duplicates delivers every message that many times (SQS standard
+	// queues are at-least-once); 0 or 1: once.
+	Duplicates int
 	Env        []string  // more DRAINPIPE_* settings, applied last
 	Stdout     io.Writer // every environment's output; nil keeps it in memory only
 
@@ -71,7 +74,9 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	queue, dlq, err := queuesWith(fake, awsfake.QueueOptions{VisibilityTimeout: fn.Visibility, MaxReceiveCount: fn.MaxReceiveCount})
+	queue, dlq, err := queuesWith(fake, awsfake.QueueOptions{
+		VisibilityTimeout: fn.Visibility, MaxReceiveCount: fn.MaxReceiveCount, Duplicates: fn.Duplicates,
+	})
 	if err != nil {
 		return nil, err
 	}
