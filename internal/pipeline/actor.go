@@ -221,7 +221,7 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 	dctx, cancel := a.budget(ctx, stopAt)
 	defer cancel()
 	if dctx.Err() != nil {
-		return retry(fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve))
+		return a.cordonOnly(ctx, d, req, log)
 	}
 	rep, err := d.Run(dctx, req)
 	a.rec.RecordDrain(cluster, rep)
@@ -248,40 +248,6 @@ func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.
 	}
 	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
 		req.Node, summary(rep)))
-}
-
-// stopAt is when the drain stops waiting: the instance's deadline less
-// the safety margin, or the deadline itself (margin 0) when less than the
-// margin is left or the deadline is our own wait for a stopped instance.
-func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Duration) {
-	if deadline.IsZero() || stopped || a.cfg.SafetyMargin <= 0 {
-		return deadline, 0
-	}
-	if at := deadline.Add(-a.cfg.SafetyMargin); at.After(a.clock.Now()) {
-		return at, a.cfg.SafetyMargin
-	}
-	return deadline, 0
-}
-
-// budget bounds the drain by the context's deadline less the reserve and by
-// the instance's deadline (measured on the Actor's clock).
-func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
-	cancels := []context.CancelFunc{}
-	if dl, ok := ctx.Deadline(); ok {
-		var c context.CancelFunc
-		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.HookReserve))
-		cancels = append(cancels, c)
-	}
-	if !deadline.IsZero() {
-		var c context.CancelFunc
-		ctx, c = context.WithTimeout(ctx, deadline.Sub(a.clock.Now()))
-		cancels = append(cancels, c)
-	}
-	return ctx, func() {
-		for _, c := range cancels {
-			c()
-		}
-	}
 }
 
 func verb(req drain.Request) string {

@@ -292,17 +292,31 @@ func TestActKeepsHookReserve(t *testing.T) {
 	}
 }
 
-// With no time left beyond the reserve, the node is not touched.
-func TestActWithoutBudgetRetries(t *testing.T) {
+// With no time left beyond the reserve (a function timeout barely above
+// the reserves), the node is still cordoned, within the reserve: a cordon
+// takes milliseconds and keeps new pods off it; the drain waits for a
+// delivery with time. With under a second left, it is not touched.
+func TestActWithoutBudgetCordonsOnly(t *testing.T) {
 	r := newRig(t, rigOpts{cfg: Config{HookReserve: time.Hour}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got := r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+	if got.Status != handler.StatusRetry || !strings.Contains(got.Reason, "no time left") || !strings.Contains(got.Reason, "cordoned") {
+		t.Errorf("Act = {%s %q}, want retry with no time left, cordoned", statusName(got.Status), got.Reason)
+	}
+	if len(r.drainer.reqs) != 1 || r.drainer.reqs[0].Evict {
+		t.Errorf("drain requests = %+v, want one cordon without evictions", r.drainer.reqs)
+	}
+
+	r = newRig(t, rigOpts{cfg: Config{HookReserve: time.Hour}})
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	got = r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
 	if got.Status != handler.StatusRetry || !strings.Contains(got.Reason, "no time left") {
 		t.Errorf("Act = {%s %q}, want retry with no time left", statusName(got.Status), got.Reason)
 	}
 	if len(r.drainer.reqs) != 0 {
-		t.Errorf("drain requests = %v, want none", r.drainer.reqs)
+		t.Errorf("drain requests = %v, want none with under a second left", r.drainer.reqs)
 	}
 }
 

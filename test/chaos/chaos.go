@@ -37,7 +37,7 @@ type Scenario struct {
 	// Fault runs once the wave is enqueued; the scenario ends when it
 	// has returned and every message is settled.
 	Fault func(ctx context.Context, r *Rig) error
-	// Bound is how long the wave may take to settle; default 4 minutes.
+	// Bound is how long the wave may take to settle; default 6 minutes.
 	Bound time.Duration
 }
 
@@ -76,11 +76,14 @@ func DefaultSpec() fleet.Spec {
 }
 
 // DefaultFunction is the deployment every scenario starts from: retries
-// come back after 2 s (not 15) and the visibility timeout equals the
-// function timeout, so a killed batch returns within the wave.
+// come back after 5 s, doubling (the stack's 15 s would make the matrix
+// slow), six deliveries, and a visibility timeout equal to the function
+// timeout, so a killed batch returns within the wave. The retry window
+// outlasts the two minutes a disruption budget may count a pod whose
+// eviction was accepted but whose deletion a fault cut short.
 func DefaultFunction() fleet.Function {
 	return fleet.Function{MaxConcurrency: 3, Timeout: 30 * time.Second, Visibility: 30 * time.Second,
-		Env: []string{"DRAINPIPE_RETRY_DELAY=2s"}}
+		MaxReceiveCount: 6, Env: []string{"DRAINPIPE_RETRY_DELAY=5s"}}
 }
 
 // Run builds the scenario's fleet on sb, sends the wave, injects the fault
@@ -92,7 +95,7 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 		sc.Spec = DefaultSpec()
 	}
 	if sc.Bound == 0 {
-		sc.Bound = 4 * time.Minute
+		sc.Bound = 6 * time.Minute
 	}
 	r, err := setUp(ctx, sb, sc, env)
 	if err != nil {

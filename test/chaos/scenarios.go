@@ -58,12 +58,18 @@ func awsThrottled() Scenario {
 // 5. SQS ChangeMessageVisibilityBatch failing throughout: retries come
 // back after the queue's visibility timeout instead of the backoff.
 func visibilityFailing() Scenario {
-	return Scenario{Name: "visibility-failing", Setup: func(_ context.Context, r *Rig, _ *fleet.Function) error {
+	spec := DefaultSpec()
+	spec.LongGrace = 20 * time.Second // drains outlive an invocation: retries need visibility changes
+	return Scenario{Name: "visibility-failing", Spec: spec, Setup: func(_ context.Context, r *Rig, _ *fleet.Function) error {
 		r.Fake.Inject("ChangeMessageVisibilityBatch", awsfake.Internal, -1)
 		return nil
 	}, Fault: func(ctx context.Context, r *Rig) error {
 		err := r.Observer.WaitDrained(ctx, r.drainable()...)
-		r.Note("%d ChangeMessageVisibilityBatch calls failed", len(r.Fake.CallsTo("ChangeMessageVisibilityBatch")))
+		calls := len(r.Fake.CallsTo("ChangeMessageVisibilityBatch"))
+		r.Note("%d ChangeMessageVisibilityBatch calls failed", calls)
+		if err == nil && calls == 0 {
+			return errors.New("no retry asked for a visibility change: the fault never struck")
+		}
 		return err
 	}}
 }
@@ -72,9 +78,9 @@ func visibilityFailing() Scenario {
 // before its deadline and the drains resume across invocations.
 func shortTimeout() Scenario {
 	spec := DefaultSpec()
-	spec.LongGrace = 25 * time.Second
-	fn := DefaultFunction()
-	fn.Timeout, fn.Visibility = 14*time.Second, 14*time.Second
+	spec.LongGrace = 40 * time.Second
+	fn := DefaultFunction() // 25 s: 10 s of work after the 10 s deadline and 5 s hook reserves
+	fn.Timeout, fn.Visibility = 25*time.Second, 25*time.Second
 	return Scenario{Name: "timeout-shorter-than-drain", Spec: spec, Function: fn, Fault: func(_ context.Context, r *Rig) error {
 		r.Note("function timeout %s, long grace %s", fn.Timeout, spec.LongGrace)
 		return nil
@@ -116,7 +122,9 @@ func apfFlood() Scenario {
 func budgetNeverAllows() Scenario {
 	spec := DefaultSpec()
 	spec.Blocked = 2
-	return Scenario{Name: "budget-never-allows", Spec: spec, Fault: func(context.Context, *Rig) error { return nil }}
+	fn := DefaultFunction() // nothing to wait for: the last delivery comes quickly
+	fn.MaxReceiveCount, fn.Env = 4, []string{"DRAINPIPE_RETRY_DELAY=2s"}
+	return Scenario{Name: "budget-never-allows", Spec: spec, Function: fn}
 }
 
 // 2. kube-apiserver stopped and started again mid-drain: watches break,

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/handler"
+)
+
+// minCordonTime is the least time left worth a cordon-only attempt.
+const minCordonTime = time.Second
+
+// cordonOnly runs when the budget is spent before the drain begins (a
+// function timeout barely above the reserves): the node is still cordoned
+// within half of what is left, since a cordon takes milliseconds and keeps
+// new pods off a node that is going away; the drain waits for a delivery
+// with time, and the misconfiguration is logged as an error.
+func (a *Actor) cordonOnly(ctx context.Context, d Drainer, req drain.Request, log *slog.Logger) handler.Result {
+	why := fmt.Sprintf("no time left to %s node %s (hook reserve %s)", verb(req), req.Node, a.cfg.HookReserve)
+	log.Error("invocation leaves no time to drain: make the function timeout longer than DRAINPIPE_DEADLINE_RESERVE "+
+		"plus DRAINPIPE_HOOK_RESERVE", "node", req.Node, "hook_reserve", a.cfg.HookReserve)
+	dl, ok := ctx.Deadline()
+	if !ok || time.Until(dl) < minCordonTime {
+		return retry(why)
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Until(dl)/2)
+	defer cancel()
+	only := req
+	only.Evict = false
+	if _, err := d.Run(cctx, only); err != nil {
+		return retry(fmt.Sprintf("%s; cordoning it: %v", why, err))
+	}
+	return retry(why + "; cordoned it meanwhile")
+}
+
+// stopAt is when the drain stops waiting: the instance's deadline less
+// the safety margin, or the deadline itself (margin 0) when less than the
+// margin is left or the deadline is our own wait for a stopped instance.
+func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Duration) {
+	if deadline.IsZero() || stopped || a.cfg.SafetyMargin <= 0 {
+		return deadline, 0
+	}
+	if at := deadline.Add(-a.cfg.SafetyMargin); at.After(a.clock.Now()) {
+		return at, a.cfg.SafetyMargin
+	}
+	return deadline, 0
+}
+
+// budget bounds the drain by the context's deadline less the reserve and by
+// the instance's deadline (measured on the Actor's clock).
+func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	cancels := []context.CancelFunc{}
+	if dl, ok := ctx.Deadline(); ok {
+		var c context.CancelFunc
+		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.HookReserve))
+		cancels = append(cancels, c)
+	}
+	if !deadline.IsZero() {
+		var c context.CancelFunc
+		ctx, c = context.WithTimeout(ctx, deadline.Sub(a.clock.Now()))
+		cancels = append(cancels, c)
+	}
+	return ctx, func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
+}
