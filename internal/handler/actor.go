@@ -49,6 +49,11 @@ type Result struct {
 	// rather than after the retry backoff: the pipeline keeps a rebalance
 	// cordon's message in the queue until its hold is over.
 	HoldFor time.Duration
+	// RetryWithin, with StatusRetry, is the longest the message may stay
+	// away (0: no limit): the task left lifecycle hooks pending, and
+	// nothing heartbeats them until the next delivery. It caps the retry
+	// backoff and HoldFor.
+	RetryWithin time.Duration
 }
 
 // Actor carries out tasks. The dry-run actor logs; the pipeline acts.

@@ -39,16 +39,18 @@ type Options struct {
 	// settled (metrics). It runs before Handle returns and must be quick.
 	OnRecord func(ctx context.Context, s RecordSummary)
 	// OnRetry, when set, is handed the batch's records left to retry, once
-	// per batch before Handle returns, to hasten their redelivery. Its
-	// context ends a quarter of DeadlineReserve before the invocation's
-	// deadline, keeping the rest to answer; it cannot change the response.
-	OnRetry func(ctx context.Context, retried []events.SQSMessage)
+	// per batch before Handle returns, to hasten their redelivery, each
+	// with how soon it must come back (Retried.Within). Its context ends a
+	// quarter of DeadlineReserve before the invocation's deadline, keeping
+	// the rest to answer; it cannot change the response.
+	OnRetry func(ctx context.Context, retried []Retried)
 	// Accept lists the message shapes handled (DRAINPIPE_ACCEPT); others
 	// are rejected. Empty accepts every shape.
 	Accept event.Shapes
 	// OnHold, when set, is handed each retried record whose tasks asked to
-	// come back later (Result.HoldFor, the longest of them) instead of
-	// passing it to OnRetry; same context as OnRetry.
+	// come back later (Result.HoldFor, the longest of them, cut to the
+	// smallest Result.RetryWithin) instead of passing it to OnRetry; same
+	// context as OnRetry.
 	OnHold func(ctx context.Context, held events.SQSMessage, after time.Duration)
 }
 
@@ -85,17 +87,18 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	// An empty list, not null: the documented shape for "whole batch done".
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	counts := map[outcome]int{}
-	var retried []events.SQSMessage
+	var retried []Retried
 	var held []heldRecord
 	for i, r := range p.records {
 		r.settle(p.tasks, results, start)
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
-			if after := holdFor(r, results); after > 0 && h.opts.OnHold != nil {
-				held = append(held, heldRecord{batch.Records[i], after})
+			after, within := comeBack(r, results)
+			if after > 0 && h.opts.OnHold != nil {
+				held = append(held, heldRecord{batch.Records[i], capHold(after, within)})
 			} else {
-				retried = append(retried, batch.Records[i]) // records[i] is Records[i]
+				retried = append(retried, Retried{Message: batch.Records[i], Within: within}) // records[i] is Records[i]
 			}
 		}
 		r.log(ctx, h.opts.Log)
@@ -123,7 +126,7 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 
 // retry calls OnRetry within the reserve, turning a panic into a log line:
 // hastening redelivery must never cost the batch its answer.
-func (h *Handler) retry(ctx context.Context, msgs []events.SQSMessage, held []heldRecord) {
+func (h *Handler) retry(ctx context.Context, msgs []Retried, held []heldRecord) {
 	ctx, cancel := h.beforeAnswer(ctx)
 	defer cancel()
 	defer func() {

@@ -12,19 +12,28 @@ type heldRecord struct {
 	after time.Duration
 }
 
-// holdFor is the longest hold a retried record's retried tasks asked for;
-// zero when any of them wants an ordinary retry, which must not wait.
-func holdFor(r *record, results []taskResult) time.Duration {
-	var longest time.Duration
+// comeBack tells when a retried record must come back, from its retried
+// tasks: hold is the longest hold they asked for, zero when any of them
+// wants an ordinary retry, which must not wait; within is the smallest
+// Result.RetryWithin they set, zero when none did. Unfinished tasks set
+// neither: their actor had no say.
+func comeBack(r *record, results []taskResult) (hold, within time.Duration) {
+	ordinary := false
 	for _, i := range r.tasks {
 		res := results[i]
 		if !res.finished || res.Status != StatusRetry {
 			continue
 		}
-		if res.HoldFor <= 0 {
-			return 0
+		if res.RetryWithin > 0 && (within == 0 || res.RetryWithin < within) {
+			within = res.RetryWithin
 		}
-		longest = max(longest, res.HoldFor)
+		if res.HoldFor <= 0 {
+			ordinary = true
+		}
+		hold = max(hold, res.HoldFor)
 	}
-	return longest
+	if ordinary {
+		hold = 0
+	}
+	return hold, within
 }

@@ -55,9 +55,9 @@ func TestHandleHold(t *testing.T) {
 		OnHold: func(_ context.Context, m events.SQSMessage, d time.Duration) {
 			held, after = append(held, m.MessageId), d
 		},
-		OnRetry: func(_ context.Context, ms []events.SQSMessage) {
-			for _, m := range ms {
-				retried = append(retried, m.MessageId)
+		OnRetry: func(_ context.Context, rs []Retried) {
+			for _, r := range rs {
+				retried = append(retried, r.Message.MessageId)
 			}
 		}})
 	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{

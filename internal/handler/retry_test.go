@@ -18,7 +18,11 @@ type retryHook struct {
 	deadline []time.Time // zero when the context had none
 }
 
-func (r *retryHook) on(ctx context.Context, msgs []events.SQSMessage) {
+func (r *retryHook) on(ctx context.Context, retried []Retried) {
+	msgs := make([]events.SQSMessage, len(retried))
+	for i, rt := range retried {
+		msgs[i] = rt.Message
+	}
 	r.calls = append(r.calls, msgs)
 	d, _ := ctx.Deadline()
 	r.deadline = append(r.deadline, d)
@@ -110,7 +114,7 @@ func TestOnRetryPanicKeepsResponse(t *testing.T) {
 	h := New(Options{
 		Actor:   &recordingActor{answers: map[string]Result{"i-1234567890abcdef0": {Status: StatusRetry}}},
 		Log:     slog.New(slog.NewJSONHandler(&logs, nil)),
-		OnRetry: func(context.Context, []events.SQSMessage) { panic("queue on fire") },
+		OnRetry: func(context.Context, []Retried) { panic("queue on fire") },
 	})
 	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		msg("spot", body(t, "eventbridge-spot-interruption.json"), "1"),

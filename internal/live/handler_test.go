@@ -19,29 +19,33 @@ import (
 	"github.com/drainpipe/drainpipe/test/awsfake"
 )
 
-// retryActor leaves every task to retry.
-type retryActor struct{}
+// retryActor leaves every task to retry, within the given cap (0: none).
+type retryActor struct{ within time.Duration }
 
-func (retryActor) Act(context.Context, handler.Task) handler.Result {
-	return handler.Result{Status: handler.StatusRetry, Reason: "blocked"}
+func (a retryActor) Act(context.Context, handler.Task) handler.Result {
+	return handler.Result{Status: handler.StatusRetry, Reason: "blocked", RetryWithin: a.within}
 }
 
 // The handler hastens retried records through the queue client it is given,
-// by the configured delay; without a client or with a zero delay, it does not.
+// by the configured delay, cut to the cap of the hooks they left pending;
+// without a client, or with a zero delay and no cap, it does not.
 func TestNewHandlerHastensRetries(t *testing.T) {
 	body, err := os.ReadFile(filepath.Join("..", "event", "testdata", "eventbridge-spot-interruption.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name     string
-		delay    time.Duration
-		withSQS  bool
-		hastened bool
+		name    string
+		delay   time.Duration
+		within  time.Duration
+		withSQS bool
+		want    int // the visibility timeout set, s; 0: none
 	}{
-		{"configured", 10 * time.Second, true, true},
-		{"zero delay", 0, true, false},
-		{"no queue client", 10 * time.Second, false, false},
+		{"configured", 10 * time.Second, 0, true, 20}, // second delivery: 2 × 10 s
+		{"zero delay", 0, 0, true, 0},
+		{"no queue client", 10 * time.Second, 0, false, 0},
+		{"hook pending", 10 * time.Second, 12 * time.Second, true, 12},
+		{"hook pending, zero delay", 0, 12 * time.Second, true, 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +67,7 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 			if tt.withSQS {
 				api = sqs.NewFromConfig(fake.Config())
 			}
-			h := NewHandler(cfg, retryActor{}, nil, metrics.New(io.Discard), api)
+			h := NewHandler(cfg, retryActor{within: tt.within}, nil, metrics.New(io.Discard), api)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			resp, err := h.Handle(ctx, batch)
@@ -71,8 +75,8 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 				t.Fatalf("Handle = %+v, %v; want the record retried", resp, err)
 			}
 			var want []awsfake.VisibilityChange
-			if tt.hastened {
-				want = []awsfake.VisibilityChange{{QueueURL: queue, ReceiptHandle: rec.ReceiptHandle, Timeout: 20}} // second delivery: 2 × 10 s
+			if tt.want > 0 {
+				want = []awsfake.VisibilityChange{{QueueURL: queue, ReceiptHandle: rec.ReceiptHandle, Timeout: tt.want}}
 			}
 			if diff := cmp.Diff(want, fake.VisibilityChanges()); diff != "" {
 				t.Errorf("visibility changes (-want +got):\n%s", diff)

@@ -138,15 +138,20 @@ func requiredTag(t config.Tag) string {
 // NewHandler builds the SQS batch handler the Lambda and `drainpipe run`
 // share, so a configuration setting cannot reach one and miss the other.
 // queue (an *sqs.Client) hastens the redelivery of retried records by
-// cfg.RetryDelay; nil, for records that came from no queue, leaves them be.
+// cfg.RetryDelay, and within their pending hooks' cap even when that is 0;
+// nil, for records that came from no queue, leaves them be.
 func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
-	var onRetry func(context.Context, []events.SQSMessage)
+	var onRetry func(context.Context, []handler.Retried)
 	var onHold func(context.Context, events.SQSMessage, time.Duration)
 	if queue != nil {
 		sched := redeliver.New(queue, cfg.RetryDelay, log)
 		onHold = sched.Hold
-		if cfg.RetryDelay > 0 {
-			onRetry = sched.Schedule
+		onRetry = func(ctx context.Context, retried []handler.Retried) {
+			rs := make([]redeliver.Retry, len(retried))
+			for i, r := range retried {
+				rs[i] = redeliver.Retry{Message: r.Message, Within: r.Within}
+			}
+			sched.ScheduleWithin(ctx, rs)
 		}
 	}
 	return handler.New(handler.Options{

@@ -73,6 +73,9 @@
 //	RecordLifecycleActionHeartbeat  any error                       logged   (ignored)
 //
 // * completed anyway on the last delivery or near the hook's global timeout.
+// A retry that leaves hooks pending (or fails to complete them) asks for its
+// message back within half their shortest heartbeat timeout
+// (handler.Result.RetryWithin): nothing heartbeats them between deliveries.
 //
 // # Return to service
 //

@@ -24,13 +24,13 @@ func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result,
 		return r
 	}
 	due := hooks
+	var pending []hook // left to the next delivery
 	if r.Status == handler.StatusRetry {
 		due = nil
-		pending := 0
 		for _, h := range hooks {
 			why, last := a.lastChance(ctx, h)
 			if !last {
-				pending++
+				pending = append(pending, h)
 				continue
 			}
 			log.Error("completing lifecycle hook before drain finished", "asg", h.ASG, "hook", h.Hook, "why", why,
@@ -38,19 +38,23 @@ func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result,
 			r.Reason += fmt.Sprintf("; lifecycle hook %s of %s completed before drain finished: %s", h.Hook, h.ASG, why)
 			due = append(due, h)
 		}
-		if pending > 0 {
-			r.Reason += fmt.Sprintf("; %d lifecycle hook(s) left pending", pending)
+		if len(pending) > 0 {
+			r.Reason += fmt.Sprintf("; %d lifecycle hook(s) left pending", len(pending))
 		}
 	}
 	var failed []string
 	for _, h := range due {
 		if err := a.complete(ctx, h, log); err != nil {
 			failed = append(failed, err.Error())
+			pending = append(pending, h)
 		}
 	}
 	if len(failed) > 0 {
 		r.Status = handler.StatusRetry
 		r.Reason += "; " + strings.Join(failed, "; ")
+	}
+	if r.Status == handler.StatusRetry && len(pending) > 0 {
+		r.RetryWithin = a.retryWithin(ctx, pending)
 	}
 	return r
 }
@@ -139,14 +143,17 @@ func (a *Actor) CompleteLastDelivery(ctx context.Context, t handler.Task) handle
 	log := a.log.With("instance_id", t.InstanceID, "receive_count", t.ReceiveCount)
 	hooks, _ := a.servedHooks(hooksOf(t), log)
 	completed, failed := 0, []string{}
+	var pending []hook
 	for _, h := range hooks {
 		if h.ReceiveCount < a.cfg.MaxReceiveCount {
+			pending = append(pending, h)
 			continue
 		}
 		log.Error("completing lifecycle hook without draining: no time to act on its last delivery",
 			"asg", h.ASG, "hook", h.Hook, "receive_count", h.ReceiveCount)
 		if err := a.complete(ctx, h, log); err != nil {
 			failed = append(failed, err.Error())
+			pending = append(pending, h)
 			continue
 		}
 		completed++
@@ -155,5 +162,9 @@ func (a *Actor) CompleteLastDelivery(ctx context.Context, t handler.Task) handle
 	if len(failed) > 0 {
 		reason += "; " + strings.Join(failed, "; ")
 	}
-	return retry(reason)
+	r := retry(reason)
+	if len(pending) > 0 {
+		r.RetryWithin = a.retryWithin(ctx, pending)
+	}
+	return r
 }

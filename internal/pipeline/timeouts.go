@@ -54,3 +54,25 @@ func (a *Actor) maxAge(ctx context.Context, h hook) time.Duration {
 	global := min(100*hb, maxGlobalTimeout)
 	return global - min(global/4, time.Hour)
 }
+
+// retryWithin is how soon a message whose hooks are left pending must come
+// back: nothing heartbeats them until the next delivery. Half the shortest
+// heartbeat timeout leaves the other half for the time since the last
+// heartbeat (at most a cadence, a third) and for the redelivery to be
+// picked up and heartbeat first; whole seconds (SQS's unit), at least one.
+// A timeout unknown counts as HeartbeatInterval, the cadence's own
+// fallback, which is below the shortest timeout Auto Scaling allows.
+func (a *Actor) retryWithin(ctx context.Context, hooks []hook) time.Duration {
+	var within time.Duration
+	for _, h := range hooks {
+		d := a.cfg.HeartbeatInterval
+		if hb := a.heartbeatTimeout(ctx, h); hb > 0 {
+			d = hb / 2
+		}
+		d = max(d.Truncate(time.Second), time.Second)
+		if within == 0 || d < within {
+			within = d
+		}
+	}
+	return within
+}

@@ -4,7 +4,8 @@
 // 5-minute function), long enough for an Auto Scaling lifecycle hook to time
 // out between two attempts at a blocked drain. A Scheduler shortens each
 // retried message's visibility timeout to a delay that doubles with its
-// receive count, with ChangeMessageVisibilityBatch.
+// receive count, with ChangeMessageVisibilityBatch, and never longer than
+// the cap its pending lifecycle hooks set (Retry.Within).
 //
 // Scheduling is best effort: a failure is logged and the message simply
 // comes back after the queue's own visibility timeout.
@@ -79,16 +80,37 @@ type entry struct {
 	delay time.Duration
 }
 
-// Schedule sets every message's visibility timeout to its Delay, with one
-// ChangeMessageVisibilityBatch per queue and ten messages. The queue is the
-// one the message's EventSourceARN names. Failures are logged at warn
-// level and leave the message to the queue's own visibility timeout; ctx
-// bounds the whole call.
+// Retry is a message to bring back, with how soon at the latest.
+type Retry struct {
+	Message events.SQSMessage
+	// Within, when positive, caps the message's delay: it carries a
+	// lifecycle hook left pending, which expires if nothing heartbeats it
+	// within the hook's heartbeat timeout, and only a delivery does.
+	Within time.Duration
+}
+
+// Schedule is ScheduleWithin for messages without a cap.
 func (s *Scheduler) Schedule(ctx context.Context, msgs []events.SQSMessage) {
-	if s.delay <= 0 || len(msgs) == 0 {
+	rs := make([]Retry, len(msgs))
+	for i, m := range msgs {
+		rs[i] = Retry{Message: m}
+	}
+	s.ScheduleWithin(ctx, rs)
+}
+
+// ScheduleWithin sets every message's visibility timeout to its Delay, cut
+// to its Within (see within), with one ChangeMessageVisibilityBatch per
+// queue and ten messages. The queue is the one the message's
+// EventSourceARN names. With the backoff off (a delay of 0), only capped
+// messages are scheduled, at their cap: the queue's own visibility timeout
+// would outlive their hooks. Failures are logged at warn level and leave
+// the message to the queue's own visibility timeout; ctx bounds the whole
+// call.
+func (s *Scheduler) ScheduleWithin(ctx context.Context, rs []Retry) {
+	if len(rs) == 0 {
 		return
 	}
-	for _, g := range s.group(ctx, msgs) {
+	for _, g := range s.group(ctx, rs) {
 		url, err := s.queueURL(ctx, g.queue)
 		if err != nil {
 			s.warn(ctx, "scheduling redelivery", g.entries, slog.String("queue_arn", g.queue.arn), slog.Any("error", err))
@@ -100,14 +122,34 @@ func (s *Scheduler) Schedule(ctx context.Context, msgs []events.SQSMessage) {
 	}
 }
 
+// within is how long r stays away: its Delay, cut to its cap rounded down
+// to whole seconds (SQS's unit) and at least one; 0 leaves it to the queue.
+func (s *Scheduler) within(r Retry) time.Duration {
+	d := Delay(s.delay, receiveCount(r.Message))
+	if r.Within <= 0 {
+		return d
+	}
+	limit := max(r.Within.Truncate(time.Second), time.Second)
+	if d <= 0 {
+		return limit
+	}
+	return min(d, limit)
+}
+
 // group sorts messages by queue, in the order their queues first appear,
-// skipping (with a warning) those that cannot be delayed. A message listed
+// skipping those left to the queue and (with a warning) those that cannot
+// be delayed. A message listed
 // twice (SQS delivers at least once) keeps its last receipt: only the
 // latest one can change the visibility.
-func (s *Scheduler) group(ctx context.Context, msgs []events.SQSMessage) []group {
+func (s *Scheduler) group(ctx context.Context, rs []Retry) []group {
 	var groups []group
 	index := map[string]int{} // queue ARN → groups index
-	for _, m := range msgs {
+	for _, r := range rs {
+		m := r.Message
+		delay := s.within(r)
+		if delay <= 0 {
+			continue
+		}
 		q, err := sourceQueue(m)
 		if err != nil {
 			s.log.LogAttrs(ctx, slog.LevelWarn, "not scheduling redelivery",
@@ -121,7 +163,7 @@ func (s *Scheduler) group(ctx context.Context, msgs []events.SQSMessage) []group
 			groups = append(groups, group{queue: q})
 		}
 		g := &groups[gi]
-		e := entry{msg: m, delay: Delay(s.delay, receiveCount(m))}
+		e := entry{msg: m, delay: delay}
 		if i, dup := g.find(m.MessageId); dup {
 			g.entries[i] = e
 			continue
