@@ -48,65 +48,71 @@ func (s *scene) cutGrant(t *testing.T, ctx context.Context, pdb string, pod *cor
 	}
 }
 
-func TestGrantedEvictionCutShortIsFinished(t *testing.T) {
-	cfg := drain.DefaultConfig()
-	cfg.DeadlineDelete = false // only a grant may delete
-	s, d := newScene(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	n := s.env.Node(ctx, fixture.NodeOptions{})
-	app := fixture.Labels(map[string]string{"app": "web"})
-	cut := s.env.Pod(ctx, "cut", fixture.BoundTo(n.Name), app)
-	other := s.env.Pod(ctx, "other", fixture.BoundTo(n.Name), app)
-	s.env.PDB(ctx, "web", map[string]string{"app": "web"}, fixture.MinAvailable(1))
-	s.cutGrant(t, ctx, "web", cut, time.Now())
-
-	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(3 * time.Second)})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	want := drain.Report{Node: n.Name, FinishedGrants: []string{s.key(cut.Name)}, BlockedByPDB: []string{s.key(other.Name)}}
-	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
-		t.Errorf("report mismatch (-want +got):\n%s", diff)
-	}
-	if e, ok := s.events.first(drain.EventEvicted, s.key(cut.Name)); !ok || e.Detail != drain.GrantFinishedReason {
-		t.Errorf("evicted event for %s: %+v, want detail %q", cut.Name, e, drain.GrantFinishedReason)
-	}
-	for _, p := range s.env.PodsOnNode(ctx, n.Name) {
-		if p.Name == other.Name && p.DeletionTimestamp != nil {
-			t.Errorf("pod %s is terminating: a budget was bypassed", p.Name)
-		}
-	}
-	s.env.WaitPodGone(ctx, cut)
-}
-
-func TestOldGrantIsNotFinished(t *testing.T) {
+// drainAfterCut drains a node holding pods "cut" and "other" under one
+// budget of minAvailable, once cutGrant has recorded cut's eviction as
+// granted age ago. Only a grant may delete: DeadlineDelete is off.
+func drainAfterCut(t *testing.T, ctx context.Context, minAvailable int, age time.Duration) (*scene, drain.Report) {
+	t.Helper()
 	cfg := drain.DefaultConfig()
 	cfg.DeadlineDelete = false
 	s, d := newScene(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
 	n := s.env.Node(ctx, fixture.NodeOptions{})
-	app := fixture.Labels(map[string]string{"app": "db"})
-	old := s.env.Pod(ctx, "old", fixture.BoundTo(n.Name), app)
-	other := s.env.Pod(ctx, "other", fixture.BoundTo(n.Name), app)
-	// minAvailable 2 keeps the budget at zero even once the disruption
-	// controller forgets the grant: only the grant's age is on trial.
-	s.env.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
-	s.cutGrant(t, ctx, "db", old, time.Now().Add(-100*time.Second))
+	app := map[string]string{"app": "web"}
+	cut := s.env.Pod(ctx, "cut", fixture.BoundTo(n.Name), fixture.Labels(app))
+	s.env.Pod(ctx, "other", fixture.BoundTo(n.Name), fixture.Labels(app))
+	s.env.PDB(ctx, "web", app, fixture.MinAvailable(minAvailable))
+	s.cutGrant(t, ctx, "web", cut, time.Now().Add(-age))
 
 	rep, err := d.Run(ctx, drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(3 * time.Second)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := drain.Report{Node: n.Name, BlockedByPDB: []string{s.key(old.Name), s.key(other.Name)}}
+	return s, rep
+}
+
+// terminating returns the names of the Env's terminating pods.
+func (s *scene) terminating(ctx context.Context) []string {
+	var out []string
+	for _, p := range s.env.Pods(ctx, "") {
+		if p.DeletionTimestamp != nil {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+func TestGrantedEvictionCutShortIsFinished(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	// The budget allowed one disruption, granted to cut.
+	s, rep := drainAfterCut(t, ctx, 1, 0)
+	want := drain.Report{Node: rep.Node, FinishedGrants: []string{s.key("cut")}, BlockedByPDB: []string{s.key("other")}}
 	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
-	for _, p := range s.env.PodsOnNode(ctx, n.Name) {
-		if p.DeletionTimestamp != nil {
-			t.Errorf("pod %s is terminating: a budget was bypassed", p.Name)
-		}
+	if e, ok := s.events.first(drain.EventEvicted, s.key("cut")); !ok || e.Detail != drain.GrantFinishedReason {
+		t.Errorf("evicted event for cut: %+v, want detail %q", e, drain.GrantFinishedReason)
+	}
+	if got := s.terminating(ctx); len(got) > 0 {
+		t.Errorf("pods %v terminating: a budget was bypassed", got)
+	}
+	if _, err := s.client.CoreV1().Pods(s.env.Namespace).Get(ctx, "cut", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod cut after the Run: %v, want it gone", err)
+	}
+}
+
+func TestOldGrantIsNotFinished(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	// minAvailable 2 keeps the budget at zero even once the disruption
+	// controller forgets the grant: only the grant's age is on trial.
+	s, rep := drainAfterCut(t, ctx, 2, 100*time.Second)
+	want := drain.Report{Node: rep.Node, BlockedByPDB: []string{s.key("cut"), s.key("other")}}
+	if diff := cmp.Diff(want, rep, cmpIgnoreElapsed); diff != "" {
+		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+	if got := s.terminating(ctx); len(got) > 0 {
+		t.Errorf("pods %v terminating: a budget was bypassed", got)
 	}
 }
 
