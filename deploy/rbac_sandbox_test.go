@@ -102,12 +102,19 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 		t.Errorf("node events %v, want SpotInterruption and Drained recorded as group drainpipe", reasons)
 	}
 
-	// Least privilege: what a drain never needs is refused.
+	// Reading budgets, to finish an eviction one granted before a cut.
 	ns := env.Namespace
+	if _, err := client.PolicyV1().PodDisruptionBudgets(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("list poddisruptionbudgets as group drainpipe: %v", err)
+	}
+
+	// Least privilege: what a drain never needs is refused.
 	refused := map[string]error{}
 	_, refused["list secrets"] = client.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
 	refused["delete pods"] = client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	refused["delete node"] = client.CoreV1().Nodes().Delete(ctx, nodes[1].Name, metav1.DeleteOptions{})
+	_, refused["get poddisruptionbudget"] = client.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "any", metav1.GetOptions{})
+	refused["delete poddisruptionbudgets"] = client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	_, refused["list deployments"] = client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	// Trimmed: the drain records core/v1 events only.
 	_, refused["create events.k8s.io event"] = client.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{

@@ -21,6 +21,7 @@ const (
 	outRetry                   // a transient error: retry
 	outFailed                  // retrying cannot help
 	outDeleted                 // deleted past a budget at the deadline (never from classify)
+	outFinished                // deleted to finish an eviction a budget had granted (never from classify)
 )
 
 // classify sorts an eviction's answer by status code, reason and causes,

@@ -57,6 +57,10 @@ type Report struct {
 	// DeletedAtDeadline: blocked by a budget until the deadline drew near,
 	// then deleted with what grace was left (Config.DeadlineDelete).
 	DeletedAtDeadline []string `json:"deleted_at_deadline,omitempty"`
+	// FinishedGrants: a budget had already granted their eviction, but the
+	// deletion was cut short (a lost connection, a killed Run), leaving the
+	// budget blocked until its controller gave up: deleted to finish it.
+	FinishedGrants []string `json:"finished_grants,omitempty"`
 	// Stuck: terminating for longer than their grace plus
 	// Config.StuckAfter (a finalizer, a dead kubelet); not waited for.
 	Stuck   []string      `json:"stuck,omitempty"`
@@ -127,6 +131,7 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 		slog.Int("pending", len(rep.Pending)),
 		slog.Int("failed", len(rep.Failed)),
 		slog.Int("deleted_at_deadline", len(rep.DeletedAtDeadline)),
+		slog.Int("finished_grants", len(rep.FinishedGrants)),
 		slog.Int("stuck", len(rep.Stuck)),
 		slog.Int("skipped", len(rep.Skipped)),
 		slog.Int64("elapsed_ms", rep.Elapsed.Milliseconds()))

@@ -117,6 +117,10 @@ func (r *run) confirm(ctx context.Context, t *target) (outcome, error) {
 func (r *run) evict(t *target) {
 	ctx, stop := r.ctx, r.stop
 	log := r.log.With(slog.String("pod", t.key))
+	// refused: the last attempt was refused by a budget. Only a first
+	// refusal (in this Run, or after an error) may follow a grant whose
+	// deletion was cut short; later ones are not checked again.
+	refused := false
 	for attempt := 0; ; attempt++ {
 		if r.left(t) {
 			r.settle(t, stateGone, "")
@@ -143,6 +147,10 @@ func (r *run) evict(t *target) {
 			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
 			err = r.sendEviction(ctx, t, grace)
 			out = classify(err)
+			if out == outBlocked && !refused {
+				out, err = r.finishGranted(ctx, t, grace, err)
+			}
+			refused = out == outBlocked
 		}
 		r.release()
 		if out == outConflict {

@@ -280,3 +280,26 @@ func TestTuneRESTConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestGrantedTo(t *testing.T) {
+	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
+	long := now.Add(-time.Hour) // created long before
+	tests := []struct {
+		name        string
+		at, created time.Time
+		want        bool
+	}{
+		{"no record", time.Time{}, long, false},
+		{"just granted", now, long, true},
+		{"granted in the server's second", now.Add(time.Second), long, true},
+		{"young", now.Add(-grantMaxAge + time.Second), long, true},
+		{"too old to be sure the controller still counts it", now.Add(-grantMaxAge), long, false},
+		{"granted to an earlier pod of the same name", now.Add(-time.Second), now, false},
+		{"granted as the pod was created", now, now, true},
+	}
+	for _, tt := range tests {
+		if got := grantedTo(tt.at, tt.created, now); got != tt.want {
+			t.Errorf("%s: grantedTo(%v, %v) = %v, want %v", tt.name, tt.at, tt.created, got, tt.want)
+		}
+	}
+}

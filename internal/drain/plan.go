@@ -20,6 +20,8 @@ type target struct {
 	uid      types.UID
 	grace    int64 // the pod's own terminationGracePeriodSeconds
 	critical bool
+	labels   map[string]string // to find its disruption budget
+	created  time.Time
 	// shorten: already terminating, but ending after the deadline; it is
 	// evicted again with the clamped grace (the API skips budgets for
 	// terminating pods and only ever shortens a grace).
@@ -45,6 +47,8 @@ func newTarget(pod *corev1.Pod) *target {
 		uid:      pod.UID,
 		grace:    grace,
 		critical: pod.Spec.Priority != nil && *pod.Spec.Priority >= criticalPriority,
+		labels:   pod.Labels,
+		created:  pod.CreationTimestamp.Time,
 		gone:     make(chan struct{}),
 	}
 	if ts := pod.DeletionTimestamp; ts != nil {

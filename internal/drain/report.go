@@ -28,6 +28,9 @@ func (r *run) report() Report {
 		case t.state == stateDeleted:
 			rep.DeletedAtDeadline = append(rep.DeletedAtDeadline, t.key)
 			leaving()
+		case t.state == stateGranted:
+			rep.FinishedGrants = append(rep.FinishedGrants, t.key)
+			leaving()
 		case t.isGone:
 		case t.state == stateWaiting:
 			leaving()
@@ -41,7 +44,7 @@ func (r *run) report() Report {
 			rep.Pending = append(rep.Pending, t.key)
 		}
 	}
-	for _, l := range [][]string{rep.Evicted, rep.DeletedAtDeadline, rep.Terminating, rep.Stuck, rep.BlockedByPDB, rep.Pending} {
+	for _, l := range [][]string{rep.Evicted, rep.DeletedAtDeadline, rep.FinishedGrants, rep.Terminating, rep.Stuck, rep.BlockedByPDB, rep.Pending} {
 		slices.Sort(l)
 	}
 	bySkippedPod := func(a, b Skipped) int { return cmp.Compare(a.Pod, b.Pod) }

@@ -20,6 +20,7 @@ const (
 	stateBlocked              // refused by a disruption budget; retrying
 	stateEvicted              // eviction accepted
 	stateDeleted              // deleted at the deadline past a disruption budget
+	stateGranted              // deleted to finish an eviction a budget had granted
 	stateWaiting              // terminating, not by our eviction
 	stateGone                 // left the node before we evicted it
 	stateFailed               // refused for good

@@ -14,11 +14,15 @@ import (
 func (r *run) settleOutcome(t *target, out outcome, err error, gs int64, attempt int, log *slog.Logger) bool {
 	ev := Event{Node: r.req.Node, Pod: t.key, PodUID: string(t.uid), GraceSeconds: gs}
 	switch out {
-	case outEvicted, outDeleted:
+	case outEvicted, outDeleted, outFinished:
 		s, typ, msg := stateEvicted, EventEvicted, "pod evicted"
-		if out == outDeleted {
+		switch out {
+		case outDeleted:
 			s, typ, msg = stateDeleted, EventDeleted, "pod deleted at the deadline: a disruption budget still blocked it"
 			ev.Detail = "deleted at the deadline past a disruption budget"
+		case outFinished:
+			s, msg = stateGranted, "pod deleted: "+GrantFinishedReason
+			ev.Detail = GrantFinishedReason
 		}
 		log.Info(msg, slog.Int64("grace_seconds", gs), slog.Bool("critical", t.critical), slog.Int("attempts", attempt+1))
 		r.accepted(t, s, gs)
@@ -87,15 +91,23 @@ func (r *run) deleteDue(t *target) bool {
 // anyway, and a delete at least sends SIGTERM in time.
 func (r *run) deleteAtDeadline(ctx context.Context, t *target) (*int64, error) {
 	grace := clampGrace(t.grace, r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
-	// client-go may retry a throttled delete by itself: not past the deadline.
-	ctx, cancel := context.WithDeadline(ctx, r.req.Deadline)
-	defer cancel()
-	err := r.d.client.CoreV1().Pods(t.ns).Delete(ctx, t.name, metav1.DeleteOptions{
-		GracePeriodSeconds: grace,
-		Preconditions:      &metav1.Preconditions{UID: &t.uid},
-	})
-	if err != nil {
+	if err := r.deletePod(ctx, t, grace); err != nil {
 		return grace, fmt.Errorf("deleting pod at the deadline: %w", err)
 	}
 	return grace, nil
+}
+
+// deletePod deletes t, and only t: the UID precondition spares a later pod
+// of the same name.
+func (r *run) deletePod(ctx context.Context, t *target, grace *int64) error {
+	if !r.req.Deadline.IsZero() {
+		// client-go may retry a throttled delete by itself: not past the deadline.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, r.req.Deadline)
+		defer cancel()
+	}
+	return r.d.client.CoreV1().Pods(t.ns).Delete(ctx, t.name, metav1.DeleteOptions{
+		GracePeriodSeconds: grace,
+		Preconditions:      &metav1.Preconditions{UID: &t.uid},
+	})
 }
