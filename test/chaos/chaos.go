@@ -37,6 +37,9 @@ type Scenario struct {
 	// Fault runs once the wave is enqueued; the scenario ends when it
 	// has returned and every message is settled.
 	Fault func(ctx context.Context, r *Rig) error
+	// DeadLetters, when set, lets messages end in the dead-letter queue
+	// (a fault that outlasts every delivery); otherwise one is a problem.
+	DeadLetters bool
 	// Bound is how long the wave may take to settle; default 6 minutes.
 	Bound time.Duration
 }
@@ -132,7 +135,14 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	stopped = true
 	stopErr := r.Deployment.Stop()
 	res := r.result(sc.Name, sent, time.Since(start))
+	if res.DLQ > 0 && !sc.DeadLetters {
+		res.Problems = append(res.Problems, fmt.Sprintf("%d messages dead-lettered", res.DLQ))
+	}
 	res.Notes = r.notes
+	if !res.OK() {
+		logs := r.Deployment.Mapping.Logs()
+		res.LogTail = logs[max(0, len(logs)-80):]
+	}
 	if faultErr != nil {
 		res.Problems = append(res.Problems, "fault: "+faultErr.Error())
 	}

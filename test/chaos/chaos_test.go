@@ -1,7 +1,6 @@
 package chaos_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -59,14 +58,12 @@ func TestFaults(t *testing.T) {
 
 // outcome is one scenario's result, or why the rig could not run it.
 type outcome struct {
-	res  chaos.Result
-	err  error
-	logs *syncBuffer
+	res chaos.Result
+	err error
 }
 
 func runOne(ctx context.Context, binDir string, sc chaos.Scenario, env chaos.Env) outcome {
-	o := outcome{logs: &syncBuffer{}}
-	env.Stdout = o.logs
+	var o outcome
 	opts := sc.Sandbox
 	opts.BinDir = binDir
 	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
@@ -98,26 +95,7 @@ func (o outcome) report(t *testing.T) {
 	if o.res.Hooks == 0 || o.res.Drainable == 0 || o.res.Messages == 0 {
 		t.Errorf("empty wave: %+v", o.res)
 	}
-	if t.Failed() || testing.Verbose() {
-		t.Logf("the bootstraps' last lines:\n%s", o.logs.tail(60))
+	if len(o.res.LogTail) > 0 {
+		t.Logf("the bootstraps' last lines:\n%s", strings.Join(o.res.LogTail, "\n"))
 	}
-}
-
-// syncBuffer collects the bootstraps' output of one scenario.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) tail(n int) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	lines := strings.Split(strings.TrimRight(b.buf.String(), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

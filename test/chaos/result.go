@@ -23,6 +23,7 @@ type Result struct {
 	Drainable, Drained, Late int
 	Elapsed                  time.Duration
 	Notes                    []string // what the fault did
+	LogTail                  []string // the bootstraps' last lines, when an invariant broke
 	// Problems names each broken invariant; empty when all held.
 	Problems []string
 }
