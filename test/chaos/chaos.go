@@ -50,6 +50,10 @@ type Env struct {
 	RBAC      string    // deploy/rbac.yaml
 	Dir       string    // for kubeconfigs
 	Stdout    io.Writer // the bootstraps' output; nil keeps it in memory
+	// Setup, when set, bounds how many scenarios build their rig at once
+	// (a slot is a value in the channel): starting many control planes
+	// and fleets together starves the bootstraps' start.
+	Setup chan struct{}
 }
 
 // Rig is a running scenario: what a fault may act on.
@@ -100,7 +104,13 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	if sc.Bound == 0 {
 		sc.Bound = 6 * time.Minute
 	}
+	if env.Setup != nil {
+		env.Setup <- struct{}{}
+	}
 	r, err := setUp(ctx, sb, sc, env)
+	if env.Setup != nil {
+		<-env.Setup
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -124,25 +134,23 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	if sc.Fault != nil {
 		faultErr = sc.Fault(wctx, r)
 	}
-	settleErr := wait.PollUntilContextCancel(wctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
-		n, err := fleet.Unsettled(r.Fake, r.Deployment.Queue)
-		return n == 0, err
-	})
+	settleErr := r.WaitSettled(wctx)
 	// Drains the messages ended are seen by the watch a moment later.
 	dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
 	_ = r.Observer.WaitDrained(dctx, r.drainable()...)
 	dcancel()
 	stopped = true
 	stopErr := r.Deployment.Stop()
+	outcomes := map[string]int{}
+	for _, inv := range r.Deployment.Mapping.Invocations() {
+		outcomes[inv.Outcome]++
+	}
+	r.Note("invocations by outcome %v", outcomes)
 	res := r.result(sc.Name, sent, time.Since(start))
 	if res.DLQ > 0 && !sc.DeadLetters {
 		res.Problems = append(res.Problems, fmt.Sprintf("%d messages dead-lettered", res.DLQ))
 	}
 	res.Notes = r.notes
-	if !res.OK() {
-		logs := r.Deployment.Mapping.Logs()
-		res.LogTail = logs[max(0, len(logs)-80):]
-	}
 	if faultErr != nil {
 		res.Problems = append(res.Problems, "fault: "+faultErr.Error())
 	}
@@ -151,6 +159,10 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	}
 	if stopErr != nil {
 		res.Problems = append(res.Problems, "stopping the mapping: "+stopErr.Error())
+	}
+	if !res.OK() {
+		logs := r.Deployment.Mapping.Logs()
+		res.LogTail = logs[max(0, len(logs)-80):]
 	}
 	return res, nil
 }
@@ -201,6 +213,14 @@ func (r *Rig) build(ctx context.Context, sc Scenario, env Env) error {
 	}
 	r.checker = watchCompletions(r)
 	return nil
+}
+
+// WaitSettled waits until every message is deleted or dead-lettered.
+func (r *Rig) WaitSettled(ctx context.Context) error {
+	return wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
+		n, err := fleet.Unsettled(r.Fake, r.Deployment.Queue)
+		return n == 0, err
+	})
 }
 
 // WaitCordoned waits until n target nodes are cordoned: a fault that must

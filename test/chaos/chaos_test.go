@@ -2,11 +2,9 @@ package chaos_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +14,8 @@ import (
 )
 
 // TestFaults runs every scenario of the fault matrix, each on a control
-// plane of its own, all at once (their time is spent waiting on
-// timeouts, not computing), and asserts the invariants, never timings.
-// CHAOS_RUN=name,name picks scenarios; make chaos prints the table.
+// plane of its own, all at once, and asserts the invariants, never
+// timings; the table is logged. CHAOS_RUN=name,name picks scenarios.
 func TestFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault matrix: sandboxes and bootstraps; skipped with -short")
@@ -33,69 +30,42 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := chaos.Env{Bootstrap: filepath.Join(t.TempDir(), "bootstrap"), RBAC: filepath.Join(root, "deploy", "rbac.yaml")}
+	env := chaos.Env{Bootstrap: filepath.Join(t.TempDir(), "bootstrap"), RBAC: filepath.Join(root, "deploy", "rbac.yaml"), Dir: t.TempDir()}
 	if err := (lambdart.Build{Dir: root, Package: "./lambda", Output: env.Bootstrap, Strip: true}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var scenarios []chaos.Scenario
-	for _, sc := range chaos.Scenarios() {
-		if pick := os.Getenv("CHAOS_RUN"); pick == "" || strings.Contains(","+pick+",", ","+sc.Name+",") {
-			scenarios = append(scenarios, sc)
+	scenarios := chaos.Pick(chaos.Scenarios(), os.Getenv("CHAOS_RUN"))
+	outcomes := chaos.RunAll(ctx, binDir, scenarios, env)
+	var table strings.Builder
+	var results []chaos.Result
+	for _, o := range outcomes {
+		if o.Err == nil {
+			results = append(results, o.Result)
 		}
 	}
-	outcomes := make([]outcome, len(scenarios))
-	var wg sync.WaitGroup
-	for i, sc := range scenarios {
-		e := env
-		e.Dir = t.TempDir()
-		wg.Go(func() { outcomes[i] = runOne(ctx, binDir, sc, e) })
+	if err := chaos.PrintTable(&table, results); err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for i, sc := range scenarios {
-		t.Run(sc.Name, func(t *testing.T) { outcomes[i].report(t) })
+	t.Logf("fault matrix:\n%s", table.String())
+	for _, o := range outcomes {
+		t.Run(o.Scenario, func(t *testing.T) { report(t, o) })
 	}
 }
 
-// outcome is one scenario's result, or why the rig could not run it.
-type outcome struct {
-	res chaos.Result
-	err error
-}
-
-func runOne(ctx context.Context, binDir string, sc chaos.Scenario, env chaos.Env) outcome {
-	var o outcome
-	opts := sc.Sandbox
-	opts.BinDir = binDir
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	sb, err := sandbox.Start(sctx, opts)
-	cancel()
-	if err != nil {
-		o.err = fmt.Errorf("starting sandbox: %w", err)
-		return o
+func report(t *testing.T, o chaos.Outcome) {
+	if o.Err != nil {
+		t.Fatal(o.Err)
 	}
-	defer func() {
-		if err := sb.Stop(); err != nil && o.err == nil {
-			o.err = fmt.Errorf("stopping sandbox: %w", err)
-		}
-	}()
-	o.res, o.err = chaos.Run(ctx, sb, sc, env)
-	return o
-}
-
-func (o outcome) report(t *testing.T) {
-	if o.err != nil {
-		t.Fatal(o.err)
-	}
-	for _, n := range o.res.Notes {
+	for _, n := range o.Notes {
 		t.Log(n)
 	}
-	for _, p := range o.res.Problems {
+	for _, p := range o.Problems {
 		t.Error(p)
 	}
-	if o.res.Hooks == 0 || o.res.Drainable == 0 || o.res.Messages == 0 {
-		t.Errorf("empty wave: %+v", o.res)
+	if o.Hooks == 0 || o.Drainable == 0 || o.Messages == 0 {
+		t.Errorf("empty wave: %+v", o.Result)
 	}
-	if len(o.res.LogTail) > 0 {
-		t.Logf("the bootstraps' last lines:\n%s", strings.Join(o.res.LogTail, "\n"))
+	if len(o.LogTail) > 0 {
+		t.Logf("the bootstraps' last lines:\n%s", strings.Join(o.LogTail, "\n"))
 	}
 }

@@ -6,19 +6,18 @@
 //
 //	chaos: scenarios=<n> messages=<m> lost=<n> early_completions=<n> double_completions=<n> hooks_open=<n>
 //
-// It exits 1 when an invariant broke.
+// The scenarios run at once, each on a control plane of its own. It exits 1
+// when an invariant broke.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/drainpipe/drainpipe/test/chaos"
 	"github.com/drainpipe/drainpipe/test/sandbox"
@@ -40,7 +39,7 @@ func run() (bool, error) {
 	rbac := flag.String("rbac", "deploy/rbac.yaml", "Drainpipe's RBAC manifest")
 	only := flag.String("run", "", "comma-separated scenario names (default: all)")
 	nodes := flag.Int("nodes", 0, "fleet size (default: the CI size, 8)")
-	verbose := flag.Bool("v", false, "print the bootstraps' logs")
+	verbose := flag.Bool("v", false, "print the bootstraps' last lines of a scenario whose invariants broke")
 	flag.Parse()
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -51,52 +50,33 @@ func run() (bool, error) {
 	}
 	defer os.RemoveAll(dir)
 	env := chaos.Env{Bootstrap: *bootstrap, RBAC: *rbac, Dir: dir}
-	if *verbose {
-		env.Stdout = os.Stderr
+	scenarios := chaos.Pick(chaos.Scenarios(), *only)
+	for i := range scenarios {
+		if *nodes > 0 {
+			if scenarios[i].Spec.Nodes == 0 {
+				scenarios[i].Spec = chaos.DefaultSpec()
+			}
+			scenarios[i].Spec.Nodes = *nodes
+		}
 	}
 	var results []chaos.Result
-	for _, sc := range chaos.Scenarios() {
-		if *only != "" && !strings.Contains(","+*only+",", ","+sc.Name+",") {
+	failed := false
+	for _, o := range chaos.RunAll(ctx, sandbox.DefaultBinDir(os.Getenv), scenarios, env) {
+		if o.Err != nil {
+			fmt.Fprintf(os.Stderr, "chaos: %s: %v\n", o.Scenario, o.Err)
+			failed = true
 			continue
 		}
-		if *nodes > 0 {
-			if sc.Spec.Nodes == 0 {
-				sc.Spec = chaos.DefaultSpec()
-			}
-			sc.Spec.Nodes = *nodes
+		results = append(results, o.Result)
+		if *verbose && !o.OK() {
+			fmt.Fprintf(os.Stderr, "%s: the bootstraps' last lines:\n%s\n", o.Scenario, strings.Join(o.LogTail, "\n"))
 		}
-		res, err := runOne(ctx, sc, env)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", sc.Name, err)
-		}
-		fmt.Fprintf(os.Stderr, "%s: %d messages, %d problems, %.0fs\n", sc.Name, res.Messages, len(res.Problems), res.Elapsed.Seconds())
-		results = append(results, res)
 	}
 	if err := chaos.PrintTable(os.Stdout, results); err != nil {
 		return false, err
 	}
 	for _, r := range results {
-		if !r.OK() {
-			return false, nil
-		}
+		failed = failed || !r.OK()
 	}
-	return true, nil
-}
-
-// runOne runs a scenario on a sandbox of its own.
-func runOne(ctx context.Context, sc chaos.Scenario, env chaos.Env) (chaos.Result, error) {
-	opts := sc.Sandbox
-	opts.Logger = slog.New(slog.DiscardHandler)
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	sb, err := sandbox.Start(sctx, opts)
-	cancel()
-	if err != nil {
-		return chaos.Result{}, fmt.Errorf("starting sandbox: %w", err)
-	}
-	defer func() {
-		if err := sb.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "chaos: stopping sandbox:", err)
-		}
-	}()
-	return chaos.Run(ctx, sb, sc, env)
+	return !failed, nil
 }
