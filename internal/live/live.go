@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -33,6 +34,12 @@ import (
 // concurrent calls and throttling is the expected failure then.
 const awsRetryAttempts = 6
 
+// awsMaxBackoff caps the SDK's wait before a retry (its default is 20 s):
+// six throttled attempts must fit well inside an invocation's budget, or
+// a throttled lookup or heartbeat starves the hooks it should keep alive.
+// Longer backoff is the queue's: the message comes back later.
+const awsMaxBackoff = 2 * time.Second
+
 // Options add what the configuration does not carry.
 type Options struct {
 	// DryRun overrides the configuration's dry-run switch when set.
@@ -51,7 +58,11 @@ type Options struct {
 // AWSConfig loads the SDK configuration from the environment (the Lambda
 // role's credentials, AWS_REGION, and AWS_ENDPOINT_URL_* overrides).
 func AWSConfig(ctx context.Context) (aws.Config, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRetryMaxAttempts(awsRetryAttempts))
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRetryer(func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts, o.MaxBackoff = awsRetryAttempts, awsMaxBackoff
+		})
+	}))
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
 	}
