@@ -61,7 +61,7 @@ func run() error {
 	flag.IntVar(&o.batch, "batch", 10, "the event source's batch size")
 	flag.DurationVar(&o.window, "window", 0, "the event source's batch window")
 	flag.DurationVar(&o.timeout, "timeout", 300*time.Second, "the function timeout")
-	flag.DurationVar(&o.bound, "bound", 6*time.Minute, "how long a run may take to drain every node")
+	flag.DurationVar(&o.bound, "bound", 10*time.Minute, "how long a run may take to drain every node")
 	flag.StringVar(&o.bootstrap, "bootstrap", "dist/local/bootstrap", "the bootstrap to run (make build-local)")
 	flag.StringVar(&o.rbac, "rbac", "deploy/rbac.yaml", "Drainpipe's RBAC manifest")
 	flag.StringVar(&o.peers, "peers", "drainpipe,nth,limit", "which runs, in order")
