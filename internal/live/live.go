@@ -162,7 +162,7 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 			for i, r := range retried {
 				rs[i] = redeliver.Retry{Message: r.Message, Within: r.Within}
 			}
-			sched.ScheduleWithin(ctx, rs)
+			sched.Schedule(ctx, rs)
 		}
 	}
 	return handler.New(handler.Options{

@@ -89,16 +89,7 @@ type Retry struct {
 	Within time.Duration
 }
 
-// Schedule is ScheduleWithin for messages without a cap.
-func (s *Scheduler) Schedule(ctx context.Context, msgs []events.SQSMessage) {
-	rs := make([]Retry, len(msgs))
-	for i, m := range msgs {
-		rs[i] = Retry{Message: m}
-	}
-	s.ScheduleWithin(ctx, rs)
-}
-
-// ScheduleWithin sets every message's visibility timeout to its Delay, cut
+// Schedule sets every message's visibility timeout to its Delay, cut
 // to its Within (see within), with one ChangeMessageVisibilityBatch per
 // queue and ten messages. The queue is the one the message's
 // EventSourceARN names. With the backoff off (a delay of 0), only capped
@@ -106,7 +97,7 @@ func (s *Scheduler) Schedule(ctx context.Context, msgs []events.SQSMessage) {
 // would outlive their hooks. Failures are logged at warn level and leave
 // the message to the queue's own visibility timeout; ctx bounds the whole
 // call.
-func (s *Scheduler) ScheduleWithin(ctx context.Context, rs []Retry) {
+func (s *Scheduler) Schedule(ctx context.Context, rs []Retry) {
 	if len(rs) == 0 {
 		return
 	}

@@ -145,7 +145,7 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 			wantTimeouts[b00.ReceiptHandle] = 300
 		}
 	}
-	sc.s.Schedule(sc.ctx, msgs)
+	sc.s.Schedule(sc.ctx, uncapped(msgs...))
 
 	want := []string{
 		"queue-a " + strings.Join(wantA[:10], ","),
@@ -167,7 +167,7 @@ func TestScheduleGroupsAndChunks(t *testing.T) {
 	}
 
 	// The URLs are cached: a second batch asks SQS for none.
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlB, 1)})
+	sc.s.Schedule(sc.ctx, uncapped(sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlB, 1)))
 	var asked []string
 	for _, c := range sc.fake.CallsTo("GetQueueUrl") {
 		asked = append(asked, c.Params.Get("QueueOwnerAWSAccountId")+"/"+c.Params.Get("QueueName"))
@@ -193,7 +193,7 @@ func TestScheduleSkipsAndDeduplicates(t *testing.T) {
 	badARN.EventSourceARN = "arn:aws:sns:us-west-2:123456789012:topic"
 	noReceipt := sc.msg(t, sc.urlA, 1)
 	noReceipt.ReceiptHandle = ""
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{first, badARN, noReceipt, again})
+	sc.s.Schedule(sc.ctx, uncapped(first, badARN, noReceipt, again))
 
 	want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: again.ReceiptHandle, Timeout: 30}}
 	if diff := cmp.Diff(want, sc.fake.VisibilityChanges()); diff != "" {
@@ -222,7 +222,7 @@ func TestScheduleFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		fresh := sc.msg(t, sc.urlA, 1)
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{stale, fresh})
+		sc.s.Schedule(sc.ctx, uncapped(stale, fresh))
 		if diff := cmp.Diff([]awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: fresh.ReceiptHandle, Timeout: 15}}, sc.fake.VisibilityChanges()); diff != "" {
 			t.Errorf("visibility changes (-want +got):\n%s", diff)
 		}
@@ -237,7 +237,7 @@ func TestScheduleFailures(t *testing.T) {
 		x, y, b := sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlB, 1)
 		x.EventSourceARN = "arn:aws:sqs:" + awsfake.Region + ":" + account + ":gone"
 		y.EventSourceARN = x.EventSourceARN
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{x, y, b})
+		sc.s.Schedule(sc.ctx, uncapped(x, y, b))
 		if diff := cmp.Diff([]string{"queue-b " + b.ReceiptHandle}, entriesPerCall(sc.fake)); diff != "" {
 			t.Errorf("calls (-want +got):\n%s", diff)
 		}
@@ -250,7 +250,7 @@ func TestScheduleFailures(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
 		sc.fake.Inject("ChangeMessageVisibilityBatch", awsfake.AccessDenied, 1)
 		x := sc.msg(t, sc.urlA, 1)
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{x})
+		sc.s.Schedule(sc.ctx, uncapped(x))
 		warns := sc.lines(t, "scheduling redelivery")
 		if len(warns) != 1 || !cmp.Equal(warns[0]["message_ids"], []any{x.MessageId}) || !strings.Contains(fmt.Sprint(warns[0]["error"]), "AccessDenied") {
 			t.Errorf("warnings = %v, want one for x naming AccessDenied", warns)
@@ -259,7 +259,7 @@ func TestScheduleFailures(t *testing.T) {
 	t.Run("context over", func(t *testing.T) {
 		sc := newScene(t, 15*time.Second)
 		sc.cancel()
-		sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1)})
+		sc.s.Schedule(sc.ctx, uncapped(sc.msg(t, sc.urlA, 1)))
 		if n := len(sc.fake.Calls()); n != 0 {
 			t.Errorf("%d calls after the context ended, want 0", n)
 		}
@@ -271,7 +271,7 @@ func TestScheduleFailures(t *testing.T) {
 
 func TestScheduleDisabled(t *testing.T) {
 	sc := newScene(t, 0)
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1)})
+	sc.s.Schedule(sc.ctx, uncapped(sc.msg(t, sc.urlA, 1)))
 	if n := len(sc.fake.Calls()); n != 0 {
 		t.Errorf("%d calls with a zero delay, want none", n)
 	}
@@ -282,4 +282,13 @@ func TestMaxDelayMatchesConfig(t *testing.T) {
 	if MaxDelay != config.MaxRetryDelay {
 		t.Errorf("MaxDelay = %s, config.MaxRetryDelay = %s; want them equal", MaxDelay, config.MaxRetryDelay)
 	}
+}
+
+// uncapped wraps messages without a hook's cap.
+func uncapped(msgs ...events.SQSMessage) []Retry {
+	out := make([]Retry, len(msgs))
+	for i, m := range msgs {
+		out[i] = Retry{Message: m}
+	}
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -15,7 +14,7 @@ import (
 // it longer; a shorter backoff and uncapped retries are left as they were.
 // The fault matrix's case: a 60 s hook (cap 30 s) on the 5th delivery of a
 // 5 s backoff (80 s), and a 300 s hook (cap 150 s) on the 6th at 15 s (300 s).
-func TestScheduleWithinCapsDelay(t *testing.T) {
+func TestScheduleCapsDelay(t *testing.T) {
 	tests := []struct {
 		name   string
 		base   time.Duration
@@ -34,7 +33,7 @@ func TestScheduleWithinCapsDelay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := newScene(t, tt.base)
 			m := sc.msg(t, sc.urlA, tt.count)
-			sc.s.ScheduleWithin(sc.ctx, []Retry{{Message: m, Within: tt.within}})
+			sc.s.Schedule(sc.ctx, []Retry{{Message: m, Within: tt.within}})
 			want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: m.ReceiptHandle, Timeout: tt.want}}
 			if diff := cmp.Diff(want, sc.fake.VisibilityChanges()); diff != "" {
 				t.Errorf("visibility changes (-want +got):\n%s", diff)
@@ -46,15 +45,15 @@ func TestScheduleWithinCapsDelay(t *testing.T) {
 // With the backoff turned off, a capped retry still comes back within its
 // cap (the queue's own visibility timeout would outlive the hook); the
 // others are left to the queue.
-func TestScheduleWithinBackoffOff(t *testing.T) {
+func TestScheduleBackoffOff(t *testing.T) {
 	sc := newScene(t, 0)
 	capped, plain := sc.msg(t, sc.urlA, 1), sc.msg(t, sc.urlA, 1)
-	sc.s.ScheduleWithin(sc.ctx, []Retry{{Message: plain}, {Message: capped, Within: 30 * time.Second}})
+	sc.s.Schedule(sc.ctx, []Retry{{Message: plain}, {Message: capped, Within: 30 * time.Second}})
 	want := []awsfake.VisibilityChange{{QueueURL: sc.urlA, ReceiptHandle: capped.ReceiptHandle, Timeout: 30}}
 	if diff := cmp.Diff(want, sc.fake.VisibilityChanges()); diff != "" {
 		t.Errorf("visibility changes (-want +got):\n%s", diff)
 	}
-	sc.s.Schedule(sc.ctx, []events.SQSMessage{sc.msg(t, sc.urlA, 1)})
+	sc.s.Schedule(sc.ctx, uncapped(sc.msg(t, sc.urlA, 1)))
 	if n := len(sc.fake.VisibilityChanges()); n != 1 {
 		t.Errorf("%d visibility changes after an uncapped Schedule with the backoff off, want still 1", n)
 	}
