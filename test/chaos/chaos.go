@@ -217,10 +217,8 @@ func (r *Rig) build(ctx context.Context, sc Scenario, env Env) error {
 
 // WaitSettled waits until every message is deleted or dead-lettered.
 func (r *Rig) WaitSettled(ctx context.Context) error {
-	return wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
-		n, err := fleet.Unsettled(r.Fake, r.Deployment.Queue)
-		return n == 0, err
-	})
+	_, err := fleet.WaitSettled(ctx, r.Fake, r.Deployment.Queue)
+	return err
 }
 
 // WaitCordoned waits until n target nodes are cordoned: a fault that must

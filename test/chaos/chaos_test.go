@@ -1,7 +1,6 @@
 package chaos_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/drainpipe/drainpipe/test/chaos"
-	"github.com/drainpipe/drainpipe/test/lambdart"
+	"github.com/drainpipe/drainpipe/test/fleet"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
@@ -17,23 +16,12 @@ import (
 // plane of its own, all at once, and asserts the invariants, never
 // timings; the table is logged. CHAOS_RUN=name,name picks scenarios.
 func TestFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault matrix: sandboxes and bootstraps; skipped with -short")
-	}
+	ctx, root, bootstrap := fleet.StartTest(t, 15*time.Minute) // skips under -short
 	binDir := sandbox.DefaultBinDir(os.Getenv)
 	if err := sandbox.CheckBinaries(binDir); err != nil {
 		t.Fatalf("sandbox: %v (looked in %s)", err, binDir)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
-	defer cancel()
-	root, err := lambdart.ModuleRoot(ctx, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := chaos.Env{Bootstrap: filepath.Join(t.TempDir(), "bootstrap"), RBAC: filepath.Join(root, "deploy", "rbac.yaml"), Dir: t.TempDir()}
-	if err := (lambdart.Build{Dir: root, Package: "./lambda", Output: env.Bootstrap, Strip: true}).Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	env := chaos.Env{Bootstrap: bootstrap, RBAC: filepath.Join(root, "deploy", "rbac.yaml"), Dir: t.TempDir()}
 	scenarios := chaos.Pick(chaos.Scenarios(), os.Getenv("CHAOS_RUN"))
 	outcomes := chaos.RunAll(ctx, binDir, scenarios, env)
 	var table strings.Builder

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -57,6 +58,18 @@ func Unsettled(fake *awsfake.Server, queue string) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// WaitSettled waits until every message of queue is deleted or
+// dead-lettered; it returns how many were not when it gave up.
+func WaitSettled(ctx context.Context, fake *awsfake.Server, queue string) (int, error) {
+	var unsettled int
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
+		var err error
+		unsettled, err = Unsettled(fake, queue)
+		return unsettled == 0, err
+	})
+	return unsettled, err
 }
 
 // Percentile is the p-th percentile (0–100, nearest rank) of ds; a zero

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -103,13 +102,7 @@ func (r *Rig) Settle(ctx context.Context, t testing.TB, dp *Deployment, nodes ..
 	if err := r.Observer.WaitDrained(ctx, nodes...); err != nil {
 		t.Errorf("waiting for the drains: %v (times %v)", err, r.Observer.Times())
 	}
-	var unsettled int
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
-		var err error
-		unsettled, err = Unsettled(r.Fake, dp.Queue)
-		return unsettled == 0, err
-	})
-	if err != nil {
+	if unsettled, err := WaitSettled(ctx, r.Fake, dp.Queue); err != nil {
 		t.Errorf("%d messages neither deleted nor dead-lettered: %v", unsettled, err)
 	}
 }
