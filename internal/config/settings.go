@@ -1,0 +1,62 @@
+package config
+
+// Setting documents one DRAINPIPE_* variable. The table below is the one
+// source of the configuration reference (docs/configuration.md is generated
+// from it) and of the list of known names (unknown ones are reported);
+// TestSettingsMatchLoad fails when Load reads a variable the table lacks, or
+// the table lists one Load never reads.
+type Setting struct {
+	// Name is the variable's name without Prefix.
+	Name string
+	// Default is the value used when the variable is unset, as Markdown.
+	Default string
+	// Meaning says what the variable does, as Markdown.
+	Meaning string
+}
+
+// Settings lists every variable Load reads, in the reference's order.
+// When you add a variable to Load, add its row here.
+func Settings() []Setting {
+	return []Setting{
+		{Name: "DRY_RUN", Default: "`false`", Meaning: "`true`: the function logs what it would do per instance (action, lifecycle hooks) and calls nothing, neither AWS nor Kubernetes, so it does not learn the node; `drainpipe run --dry-run` also looks the instance and node up"},
+		{Name: "ACTION_SPOT", Default: "`cordon-and-drain`", Meaning: "action on a Spot interruption warning: `none`, `cordon` or `cordon-and-drain`"},
+		{Name: "ACTION_REBALANCE", Default: "`cordon`", Meaning: "action on a rebalance recommendation (frequent, often without an interruption)"},
+		{Name: "ACTION_STATE_CHANGE", Default: "`cordon-and-drain`", Meaning: "action when an instance enters `stopping`, `stopped`, `shutting-down` or `terminated`"},
+		{Name: "ACTION_SCHEDULED_CHANGE", Default: "`cordon-and-drain`", Meaning: "action on an AWS Health EC2 scheduled change (every affected instance)"},
+		{Name: "ACTION_ASG_LIFECYCLE", Default: "`cordon-and-drain`", Meaning: "action on an Auto Scaling terminate lifecycle hook; the hook is completed whatever the action, even `none`"},
+		{Name: "ACTION_CAPACITY_RESERVATION", Default: "`cordon-and-drain`", Meaning: "action on an EC2 Capacity Reservation Instance Interruption Warning (interruptible reservations; terminated at `instance-termination-time`)"},
+		{Name: "ACTION_CAPACITY_BLOCK", Default: "`cordon-and-drain`", Meaning: "action on a Capacity Block Expiration Warning, for every instance EC2 lists in the block (`DescribeInstances` by `capacity-reservation-id`)"},
+		{Name: "KARPENTER_NODES", Default: "`handle`", Meaning: "`handle`: nodes labelled `karpenter.sh/nodepool` are handled like any node; `skip`: left to Karpenter's own interruption queue (see [Karpenter](#karpenter))"},
+		{Name: "OUT_OF_SERVICE", Default: "`true`", Meaning: "taint the node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 reports its instance `stopped` (or `terminated` with the Node left); removed when it runs again (see [Return to service](#return-to-service))"},
+		{Name: "REBALANCE_HOLD", Default: "`30m`", Meaning: "a node cordoned only for a rebalance recommendation is given back this long after its cordon if no interruption followed and the instance still runs; `0` keeps it cordoned; at most `12h`"},
+		{Name: "CLUSTERS", Default: "(none)", Meaning: "comma-separated EKS cluster names whose nodes Drainpipe handles"},
+		{Name: "CLUSTER_ENDPOINTS", Default: "(none)", Meaning: "`name=https://host[:port],...`: API server URLs used instead of asking EKS (names must be in `DRAINPIPE_CLUSTERS`); plain `http` only to a loopback address (refused at start-up otherwise); an `https` one still asks EKS for the CA unless `DRAINPIPE_CLUSTER_CAS` gives it"},
+		{Name: "CLUSTER_CAS", Default: "(none)", Meaning: "`name=<base64 PEM>,...` (as EKS's `certificateAuthority.data`): the CA of a cluster's `https` endpoint override; with it, that cluster needs no `eks:DescribeCluster`"},
+		{Name: "REQUIRED_TAG", Default: "(none)", Meaning: "`key` or `key=value`: only instances with this tag are handled"},
+		{Name: "MAX_RECEIVE_COUNT", Default: "`5`", Meaning: "the queue's `maxReceiveCount`: the delivery after which a retried message goes to the dead-letter queue (see [retry window](#retry-window))"},
+		{Name: "RETRY_DELAY", Default: "`15s`", Meaning: "how soon a retried record comes back: its visibility timeout is set to this after its first delivery, doubling with each further one (at most `5m`), instead of the queue's (6 \u00d7 the function timeout); `0` leaves it to the queue; `0`\u2013`5m`, whole seconds (rounded up). A record with a pending lifecycle hook comes back within half its heartbeat timeout regardless (see [retry window](#retry-window))"},
+		{Name: "MAX_EVENT_AGE", Default: "`1h`", Meaning: "interruptions more than this past their deadline (or their time, when they have none) are ignored as stale on their first delivery (a redelivery resumes the drain); `0` turns it off; lifecycle hooks are always completed"},
+		{Name: "KUBE_QPS", Default: "`200`", Meaning: "Kubernetes client queries per second, per cluster (shared by every drain of that cluster in one container; client-go's default of 5 would throttle a 110-pod drain for over 20 s)"},
+		{Name: "KUBE_BURST", Default: "`400`", Meaning: "Kubernetes client burst"},
+		{Name: "EVICTION_CONCURRENCY", Default: "`50`", Meaning: "evictions in flight per node"},
+		{Name: "RECORD_CONCURRENCY", Default: "`10`", Meaning: "instances handled at once per SQS batch"},
+		{Name: "TAINT_EFFECT", Default: "`NoSchedule`", Meaning: "effect of the taint put on interrupted nodes: `NoSchedule` or `PreferNoSchedule`; `NoExecute` is refused at start-up (the taint manager would delete every pod at once: no budgets, waves or grace clamp, even on a cordon-only event)"},
+		{Name: "EXCLUDE_FROM_LB", Default: "`true`", Meaning: "label interrupted nodes `node.kubernetes.io/exclude-from-external-load-balancers` before draining"},
+		{Name: "EVICT_UNMANAGED", Default: "`true`", Meaning: "also evict pods that no controller manages (they are not recreated elsewhere)"},
+		{Name: "DEADLINE_RESERVE", Default: "`10s`", Meaning: "kept back from the function's timeout: work stops by then and unfinished records are retried"},
+		{Name: "HOOK_RESERVE", Default: "`5s`", Meaning: "kept back from each task's time to complete its lifecycle hooks (retried within it): the drain stops this long before the deadline reserve; at least `1s`"},
+		{Name: "HEARTBEAT_CAP", Default: "`25s`", Meaning: "longest interval between a hook's heartbeats (see [lifecycle hooks](#lifecycle-hooks-on-an-existing-asg)); `1s`\u2013`25s`"},
+		{Name: "ASG_NAMES", Default: "(none; set by the stack)", Meaning: "comma-separated Auto Scaling groups whose lifecycle hooks are served; hooks of other groups, or naming a group the instance's `aws:autoscaling:groupName` tag does not, are left alone (never heartbeated nor completed). With this and the prefix both unset, every group is served"},
+		{Name: "ASG_NAME_PREFIX", Default: "(none; set by the stack)", Meaning: "groups whose name starts with this are served too"},
+		{Name: "LAUNCH_WAIT_READY", Default: "`true`", Meaning: "complete a launch lifecycle action only once the instance's node is Ready in its cluster (or on its record's last delivery); `false` completes it at once (see [launch hooks](#launch-hooks))"},
+		{Name: "SAFETY_MARGIN", Default: "`10s`", Meaning: "kept back from an instance's deadline (Spot: 2 minutes after the warning): the drain stops waiting that long before the instance goes, and pods' grace periods end by then (with less left, the drain uses what is left)"},
+		{Name: "DEADLINE_DELETE", Default: "`true`", Meaning: "with a deadline (Spot, scheduled change, stopped instance), delete pods a disruption budget still blocks 2 \u00d7 `DRAINPIPE_SAFETY_MARGIN` before it, with the grace left, so they get SIGTERM before the instance goes; reported as `deleted_at_deadline`"},
+		{Name: "STUCK_POD_TIMEOUT", Default: "`1m`", Meaning: "a pod still terminating this long after its grace ran out (a finalizer, a dead kubelet) is reported `stuck` and no longer waited for"},
+		{Name: "KUBECONFIG", Default: "(none)", Meaning: "path of a kubeconfig: local mode, talk to that cluster instead of EKS"},
+		{Name: "LOG_LEVEL", Default: "`info`", Meaning: "`debug`, `info`, `warn` or `error`"},
+		{Name: "METRICS", Default: "`true`", Meaning: "print CloudWatch embedded-format metrics (namespace `Drainpipe`) on stdout"},
+		{Name: "KUBE_EVENTS", Default: "`true`", Meaning: "record Kubernetes events on drained nodes and evicted pods"},
+		{Name: "ACCEPT", Default: "(all)", Meaning: "comma-separated message shapes handled: `eventbridge`, `asg-direct` (a lifecycle hook notifying SQS itself), `sns`; others are rejected with the reason. Unset, every shape is read (local runs, `drainpipe explain`); the stack sets exactly what it wires"},
+		{Name: "WEBHOOK_SECRET_ARN", Default: "(none)", Meaning: "ARN of a Secrets Manager secret or SSM parameter holding a webhook URL (or `{\"url\": ...}`) that gets a Slack-compatible message per node handled; the URL itself never goes in the environment"},
+	}
+}
