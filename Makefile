@@ -1,11 +1,22 @@
 # Drainpipe build, test and demo entry points. `make help` lists them.
 GO        ?= go
 DIST      ?= dist
-LDFLAGS   := -s -w
+# One version: internal/version/VERSION, stamped with the commit into every build
+# (-buildid= and -trimpath keep the bytes the same from one build to the next).
+VERSION   := $(shell cat internal/version/VERSION)
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+VERSION_PKG := github.com/drainpipe/drainpipe/internal/version
+LDFLAGS   := -s -w -buildid= -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT)
+RELEASE   ?= $(DIST)/release
+# Pinned: the CycloneDX SBOM generator, run from the module proxy.
+CYCLONEDX ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+# The reproducibility check's second build: -a rebuilds every package, so it does not just
+# reuse the first build's cache. REPRO_FLAGS= skips that (faster, weaker).
+REPRO_FLAGS ?= -a
 SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
-.PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth fuzz clean
+.PHONY: help build build-local release notice test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -15,6 +26,35 @@ build: ## the Lambda bootstrap (linux/arm64, static, stripped) and its zip in di
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/bootstrap ./lambda
 	$(GO) run ./tools/mkzip $(DIST)/drainpipe.zip $(DIST)/bootstrap
 	@ls -l $(DIST)/bootstrap $(DIST)/drainpipe.zip
+
+# $(call zip,GOARCH,DIR,EXTRA GO BUILD FLAGS): DIR/bootstrap-GOARCH and DIR/drainpipe-VERSION-linux-ARCH.zip
+# (ARCH as Lambda names it: arm64 or x86_64).
+zip_arch = $(if $(filter amd64,$(1)),x86_64,$(1))
+define zip
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build $(3) -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(2)/bootstrap-$(1) ./lambda
+	$(GO) run ./tools/mkzip $(2)/drainpipe-$(VERSION)-linux-$(call zip_arch,$(1)).zip $(2)/bootstrap-$(1)
+	rm $(2)/bootstrap-$(1)
+endef
+
+release: ## dist/release/: bootstrap zips (arm64, x86_64; built twice, compared), CycloneDX SBOM, template if any, SHA256SUMS
+	rm -rf $(RELEASE) $(RELEASE).check
+	@mkdir -p $(RELEASE) $(RELEASE).check
+	$(call zip,arm64,$(RELEASE))
+	$(call zip,amd64,$(RELEASE))
+	$(call zip,arm64,$(RELEASE).check,$(REPRO_FLAGS))
+	$(call zip,amd64,$(RELEASE).check,$(REPRO_FLAGS))
+	cd $(RELEASE).check && for z in *.zip; do cmp "$$z" "../$(notdir $(RELEASE))/$$z" || { echo "release: $$z differs between two builds: not reproducible"; exit 1; }; done
+	rm -rf $(RELEASE).check
+	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(CYCLONEDX)
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 GOFLAGS=-tags=lambda.norpc SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -main lambda -output $(RELEASE)/drainpipe-$(VERSION).cdx.json .
+	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
+	else echo "release: no template target yet; the release has no standalone template"; fi
+	cd $(RELEASE) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
+	@cat $(RELEASE)/SHA256SUMS
+
+notice: ## regenerate NOTICE from the bootstrap's modules (TestNoticeCurrent checks it)
+	$(GO) run ./tools/notice
 
 build-local: ## the bootstrap for this machine (used by the end-to-end tests)
 	@mkdir -p $(DIST)/local

@@ -20,6 +20,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
 	"github.com/drainpipe/drainpipe/internal/redeliver"
+	"github.com/drainpipe/drainpipe/internal/version"
 )
 
 func main() {
@@ -58,7 +59,8 @@ func run() int {
 		}
 	}
 	h := live.NewHandler(cfg, actor, log, m, queue)
-	log.Info("started", "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
+	v := version.Get()
+	log.Info("started", "version", v.Version, "commit", v.Commit, "go", v.Go, "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
 	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 		if lc, ok := lambdacontext.FromContext(ctx); ok {
 			current.set(lc.AwsRequestID)

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+
+	"github.com/drainpipe/drainpipe/internal/version"
 )
 
 // Exit codes.
@@ -42,6 +44,7 @@ func commands() map[string]command {
 		"run":      {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
 		"nodes":    {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
 		"uncordon": {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
+		"version":  {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
 	}
 }
 
@@ -61,6 +64,9 @@ func run(ctx context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
+	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(c.Stderr, "drainpipe: unknown command %q\n", args[0])
@@ -77,4 +83,9 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	slices.Sort(lines)
 	fmt.Fprintf(w, "usage:\n%s\n\nConfiguration comes from DRAINPIPE_* environment variables (see README).\n", strings.Join(lines, "\n"))
+}
+
+func printVersion(_ context.Context, c cli, _ []string) int {
+	fmt.Fprintln(c.Stdout, version.Get())
+	return exitOK
 }

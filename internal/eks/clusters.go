@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
+	"github.com/drainpipe/drainpipe/internal/version"
 )
 
 // Client-side rate limits. Client-go's defaults (5/10) turn a 100-pod
@@ -37,8 +38,6 @@ const (
 	DefaultQPS   = 200
 	DefaultBurst = 400
 )
-
-const userAgent = "drainpipe"
 
 // Endpoint is where a cluster's API server is and how to trust it.
 type Endpoint struct {
@@ -172,7 +171,7 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint, check func(context.Co
 		TLSClientConfig: rest.TLSClientConfig{CAData: ep.CAData},
 		QPS:             c.opts.QPS,
 		Burst:           c.opts.Burst,
-		UserAgent:       userAgent,
+		UserAgent:       version.Get().UserAgent(),
 		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
 			if c.wrapper != nil {
 				rt = c.wrapper(rt)

@@ -30,6 +30,7 @@ type apiServer struct {
 	onReject func()
 	auth     []string
 	bodies   []string
+	agents   []string // User-Agent headers
 }
 
 func newAPIServer(t *testing.T, reject int, onReject func()) *apiServer {
@@ -39,6 +40,7 @@ func newAPIServer(t *testing.T, reject int, onReject func()) *apiServer {
 		a.mu.Lock()
 		a.auth = append(a.auth, r.Header.Get("Authorization"))
 		a.bodies = append(a.bodies, string(body))
+		a.agents = append(a.agents, r.UserAgent())
 		rejected := a.reject > 0
 		a.reject--
 		a.mu.Unlock()
@@ -71,6 +73,12 @@ func (a *apiServer) seen() ([]string, []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.auth...), append([]string(nil), a.bodies...)
+}
+
+func (a *apiServer) userAgents() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.agents...)
 }
 
 func newClusters(t *testing.T, clk *clock, overrides map[string]Endpoint) (*Clusters, *awsfake.Server) {

@@ -28,6 +28,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
 	"github.com/drainpipe/drainpipe/internal/redeliver"
+	"github.com/drainpipe/drainpipe/internal/version"
 )
 
 // awsRetryAttempts is above the SDK's default of 3: a spot wave brings many
@@ -56,13 +57,14 @@ type Options struct {
 }
 
 // AWSConfig loads the SDK configuration from the environment (the Lambda
-// role's credentials, AWS_REGION, and AWS_ENDPOINT_URL_* overrides).
+// role's credentials, AWS_REGION, and AWS_ENDPOINT_URL_* overrides). Every
+// call carries Drainpipe's version as the SDK's app id, for CloudTrail.
 func AWSConfig(ctx context.Context) (aws.Config, error) {
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts, o.MaxBackoff = awsRetryAttempts, awsMaxBackoff
 		})
-	}))
+	}), awsconfig.WithAppID(version.Get().AppID()))
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
 	}

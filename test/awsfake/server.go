@@ -56,8 +56,10 @@ type Call struct {
 	Action  string     // DescribeInstances, CompleteLifecycleAction, DescribeCluster, ...
 	Params  url.Values // the form for query protocols; {"name": ...} for EKS; SQS's JSON flattened as a form
 	Signed  bool       // SigV4-signed with the test credentials for the service (others are refused)
-	Fault   Fault      // the fault answered, 0 when served normally
-	Time    time.Time  // when the request arrived (for timelines)
+	// UserAgent is the request's User-Agent header (the SDK's, with the app id).
+	UserAgent string
+	Fault     Fault     // the fault answered, 0 when served normally
+	Time      time.Time // when the request arrived (for timelines)
 }
 
 // Server is a running fake. Methods are safe for concurrent use.
@@ -249,7 +251,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "bad cluster path", http.StatusBadRequest)
 			return
 		}
-		fault := s.record(Call{Service: ServiceEKS, Action: "DescribeCluster", Params: url.Values{"name": {name}}, Signed: signed})
+		fault := s.record(Call{Service: ServiceEKS, Action: "DescribeCluster", Params: url.Values{"name": {name}}, Signed: signed, UserAgent: r.UserAgent()})
 		s.describeCluster(w, name, fault)
 		return
 	}
@@ -269,16 +271,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	action := form.Get("Action")
 	switch action {
 	case "DescribeInstances":
-		fault := s.record(Call{Service: ServiceEC2, Action: action, Params: form, Signed: signed})
+		fault := s.record(Call{Service: ServiceEC2, Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		s.describeInstances(w, form, fault)
 	case "CompleteLifecycleAction", "RecordLifecycleActionHeartbeat":
-		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed})
+		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		s.lifecycleAction(w, action, form, fault)
 	case "DescribeLifecycleHooks":
-		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed})
+		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		s.describeLifecycleHooks(w, form, fault)
 	default:
-		s.record(Call{Action: action, Params: form, Signed: signed})
+		s.record(Call{Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		http.Error(w, "awsfake: unsupported action "+action, http.StatusBadRequest)
 	}
 }

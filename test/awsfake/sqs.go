@@ -112,16 +112,16 @@ var (
 func (s *Server) serveSQS(w http.ResponseWriter, r *http.Request, op string, body []byte, signed bool) {
 	var req sqsRequest
 	if ct := r.Header.Get("Content-Type"); ct != "application/x-amz-json-1.0" {
-		s.record(Call{Service: ServiceSQS, Action: op, Signed: signed})
+		s.record(Call{Service: ServiceSQS, Action: op, Signed: signed, UserAgent: r.UserAgent()})
 		writeSQSError(w, http.StatusBadRequest, "InvalidParameterValue", "awsfake: want Content-Type application/x-amz-json-1.0, got "+ct)
 		return
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		s.record(Call{Service: ServiceSQS, Action: op, Signed: signed})
+		s.record(Call{Service: ServiceSQS, Action: op, Signed: signed, UserAgent: r.UserAgent()})
 		writeSQSError(w, http.StatusBadRequest, "SerializationException", err.Error())
 		return
 	}
-	fault := s.record(Call{Service: ServiceSQS, Action: op, Params: req.params(), Signed: signed})
+	fault := s.record(Call{Service: ServiceSQS, Action: op, Params: req.params(), Signed: signed, UserAgent: r.UserAgent()})
 	switch fault {
 	case 0:
 	case Throttle:

@@ -1,5 +1,8 @@
 // Command mkzip writes a Lambda deployment zip holding one executable file
-// named bootstrap, so the build needs no zip tool on the machine.
+// named bootstrap, so the build needs no zip tool on the machine. The zip
+// is reproducible: the same bootstrap gives the same bytes (a fixed
+// modification time, no extra fields), so `make release` can be checked by
+// building twice.
 package main
 
 import (
@@ -7,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 func main() {
@@ -20,6 +24,9 @@ func main() {
 	}
 }
 
+// epoch is the earliest time a zip's MS-DOS fields hold.
+var epoch = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func write(out, bootstrap string) error {
 	in, err := os.Open(bootstrap)
 	if err != nil {
@@ -31,7 +38,8 @@ func write(out, bootstrap string) error {
 		return fmt.Errorf("creating zip: %w", err)
 	}
 	zw := zip.NewWriter(f)
-	h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
+	// A fixed time: the file's own would make every build's zip differ.
+	h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate, Modified: epoch}
 	h.SetMode(0o755) // Lambda runs bootstrap only when it is executable.
 	w, err := zw.CreateHeader(h)
 	if err != nil {
