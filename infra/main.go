@@ -65,7 +65,11 @@ func run(defaults map[string]any) error {
 	if v, ok := get("stackName").(string); ok && v != "" {
 		name = v
 	}
-	if _, err := stack.New(app, name, props, nil); err != nil {
+	st, err := stack.New(app, name, props, nil)
+	if err != nil {
+		return err
+	}
+	if err := stack.TagVersion(st, root); err != nil {
 		return err
 	}
 	if on, _ := strconv.ParseBool(fmt.Sprint(get("nag"))); on {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,10 +20,13 @@ func TestMain(m *testing.M) {
 // cdk.json and a relative CDK_OUTDIR.
 func TestRun(t *testing.T) {
 	root := t.TempDir()
-	for _, dir := range []string{"infra", "dist"} {
-		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+	for _, dir := range []string{"infra", "dist", "internal/version"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "internal", "version", "VERSION"), []byte("9.8.7\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, "cdk.json"), []byte(`{"app": "go run -C infra ."}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,7 +46,12 @@ func TestRun(t *testing.T) {
 	if err := run(ctx); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "cdk.out", "Drainpipe-test.template.json")); err != nil {
-		t.Errorf("template not written under the root's cdk.out: %v", err)
+	tmpl, err := os.ReadFile(filepath.Join(root, "cdk.out", "Drainpipe-test.template.json"))
+	if err != nil {
+		t.Fatalf("template not written under the root's cdk.out: %v", err)
+	}
+	// The resources carry the version of internal/version/VERSION.
+	if !regexp.MustCompile(`"Key":\s*"drainpipe:version",\s*"Value":\s*"9\.8\.7"`).Match(tmpl) {
+		t.Error("template lacks the tag drainpipe:version = 9.8.7")
 	}
 }

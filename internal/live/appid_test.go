@@ -17,6 +17,7 @@ import (
 func TestAWSCallsCarryTheVersion(t *testing.T) {
 	fake := awsfake.New()
 	defer fake.Close()
+	fake.AddInstances(awsfake.Instance{ID: "i-0123456789abcdef0"})
 	for _, kv := range fake.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
