@@ -52,8 +52,8 @@ func writeChart(w io.Writer, title string, all []series) error {
 	for i := 0; i <= int(decades); i++ {
 		d := minT * time.Duration(math.Pow10(i))
 		xx := x(d)
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n",
-			xx, xx, padT, chartH-padB, xx, chartH-padB+16, d)
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#ddd"/><text x="%.1f" y="%d" text-anchor="middle">%gs</text>`+"\n",
+			xx, xx, padT, chartH-padB, xx, chartH-padB+16, d.Seconds())
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">time since the wave was enqueued (log scale)</text>`+"\n", (chartW+padL)/2, chartH-12)
 	for i, s := range all {
