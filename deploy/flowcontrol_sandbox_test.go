@@ -103,4 +103,3 @@ func (t headerTap) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
-
