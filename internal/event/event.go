@@ -81,8 +81,8 @@ type Interruption struct {
 	// what it took from the node instead of taking more.
 	Restore bool
 	// CordonOnly, when set, says why this notice warrants at most a cordon
-	// whatever the policy (an AWS Health code that does not stop, reboot or
-	// retire the instance).
+	// whatever the policy (an AWS Health code that only costs the instance its
+	// network connectivity for a while).
 	CordonOnly string
 	// Summary is a short human description of the notice for logs and
 	// the CLI (e.g. "spot instance-action terminate").

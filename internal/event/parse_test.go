@@ -58,9 +58,14 @@ func TestParseTestdata(t *testing.T) {
 	twoOfThree.Summary += `; 2 malformed entities skipped (first: entity 2 is not an object with a string entityValue)`
 	maintenance := retirement
 	maintenance.Instances = []string{"i-0aaaa1111bbbb2222"}
-	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED_XYZ789"
-	maintenance.CordonOnly = `AWS Health code "AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED" does not stop, reboot or retire the instance`
-	maintenance.Summary = "AWS Health scheduled change AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
+	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED_XYZ789"
+	maintenance.CordonOnly = `AWS Health code "AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED" costs the instance its network connectivity for a while, not the instance`
+	maintenance.Summary = "AWS Health scheduled change AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
+	// Power maintenance reboots the instance: the configured action.
+	power := maintenance
+	power.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED/AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED_PWR123"
+	power.CordonOnly = ""
+	power.Summary = "AWS Health scheduled change AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED"
 	directHook := Interruption{
 		Kind: KindASGLifecycle, Instances: []string{"i-0598c7d356eba48d7"},
 		EventID: "1ab3c5d7-2e4f-4a6b-8c0d-1e2f3a4b5c6d",
@@ -88,6 +93,7 @@ func TestParseTestdata(t *testing.T) {
 			Kind: KindStateChange, Instances: []string{"i-0abcd1111abcd1111"},
 			EventID: "7bf73129-1428-4cd3-a780-95db273d1602", Time: mustTime(t, "2026-11-20T10:05:54Z"),
 			Account: "123456789012", Region: "us-east-1", State: "stopping", Summary: "instance state stopping",
+			Deadline: mustTime(t, "2026-11-20T10:07:54Z"),
 		}}},
 		{file: "eventbridge-state-change-pending.json", want: []Interruption{{
 			Kind: KindStateChange, Instances: []string{"i-abcd1111"},
@@ -128,7 +134,8 @@ func TestParseTestdata(t *testing.T) {
 		{file: "eventbridge-health-resources-only.json", want: []Interruption{retirement}},
 		{file: "eventbridge-health-closed.json", want: []Interruption{closed}},
 		{file: "eventbridge-health-one-bad-entity.json", want: []Interruption{twoOfThree}},
-		{file: "eventbridge-health-system-maintenance.json", want: []Interruption{maintenance}},
+		{file: "eventbridge-health-network-maintenance.json", want: []Interruption{maintenance}},
+		{file: "eventbridge-health-power-maintenance.json", want: []Interruption{power}},
 		{file: "eventbridge-health-issue.json", wantIgnore: `category "issue"`},
 		{file: "eventbridge-asg-terminate-lifecycle.json", want: []Interruption{{
 			Kind: KindASGLifecycle, Instances: []string{"i-0fedcba9876543210"},
