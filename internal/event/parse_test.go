@@ -73,6 +73,7 @@ func TestParseTestdata(t *testing.T) {
 		Lifecycle: &Lifecycle{
 			ASG: "my-asg", Hook: "my-termination-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE",
 			Transition: TransitionTerminating, InstanceID: "i-0598c7d356eba48d7",
+			Origin: "AutoScalingGroup", Destination: "EC2",
 		},
 		Summary: "Auto Scaling terminate lifecycle action",
 	}
@@ -157,6 +158,17 @@ func TestParseTestdata(t *testing.T) {
 			},
 			Summary: "Auto Scaling launch lifecycle action",
 		}}},
+		// AWS's warm-pool example: a new instance launched into the pool.
+		{file: "eventbridge-asg-launch-warm-pool.json", want: []Interruption{{
+			Kind: KindASGLaunchLifecycle, Instances: []string{"i-1234567890abcdef0"},
+			EventID: "12345678-1234-1234-1234-123456789012", Time: mustTime(t, "2026-11-20T00:12:37.214Z"),
+			Account: "123456789012", Region: "us-west-2",
+			Lifecycle: &Lifecycle{
+				ASG: "my-asg", Hook: "my-launch-lifecycle-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE",
+				Transition: TransitionLaunching, InstanceID: "i-1234567890abcdef0", Origin: "EC2", Destination: "WarmPool",
+			},
+			Summary: "Auto Scaling launch lifecycle action into the warm pool (completed at once: no node to wait for)",
+		}}},
 		{file: "asg-lifecycle-launching.json", want: []Interruption{{
 			Kind: KindASGLaunchLifecycle, Instances: []string{"i-0598c7d356eba48d8"},
 			EventID: "3cd5e7f9-4a6b-4c8d-8e0f-2a3b4c5d6e7f", Time: mustTime(t, "2026-11-20T10:12:16.524Z"),
@@ -164,6 +176,7 @@ func TestParseTestdata(t *testing.T) {
 			Lifecycle: &Lifecycle{
 				ASG: "my-asg", Hook: "my-launch-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLF",
 				Transition: TransitionLaunching, InstanceID: "i-0598c7d356eba48d8",
+				Origin: "EC2", Destination: "AutoScalingGroup",
 			},
 			Summary: "Auto Scaling launch lifecycle action",
 		}}},

@@ -93,6 +93,18 @@ func (k *keeper) hold(ctx context.Context, hooks []hook, prepare bool) {
 	}
 }
 
+// linger keeps the hooks a task left pending heartbeated until ctx (its
+// batch's) ends: the batch may run on for minutes after the task, and
+// nothing else heartbeats them until their record comes back. The first
+// heartbeat goes at once.
+func (k *keeper) linger(ctx context.Context, hooks []hook) {
+	if len(hooks) == 0 || k.a.cfg.DryRun || ctx.Err() != nil {
+		return
+	}
+	k.hold(ctx, hooks, false)
+	context.AfterFunc(ctx, func() { k.release(hooks) })
+}
+
 // join adds e to the group of its cadence, starting the group if needed.
 // k.mu must be held.
 func (k *keeper) join(e *held, every time.Duration) {
