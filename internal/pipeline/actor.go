@@ -198,15 +198,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if stopped && (req.Deadline.IsZero() || req.Deadline.After(now.Add(a.cfg.StoppedWait))) {
 		req.Deadline = now.Add(a.cfg.StoppedWait)
 	}
-	// A threat whose deadline has passed (Spot hibernate has no warning at
-	// all) still gets cordon and taint while the node is there: the
-	// instance's state changes drive the rest.
-	late := ""
-	if !req.Deadline.IsZero() && !now.Before(req.Deadline) && !stopped {
-		late = fmt.Sprintf("%s deadline passed %s ago: cordon and taint only (the instance's state changes drive the rest); ",
-			p.Kind, now.Sub(req.Deadline).Round(time.Second))
-		req.Evict, req.Deadline = false, time.Time{}
-	}
+	late := cordonIfLate(&req, now, stopped)
 	log = log.With("cluster", inst.Cluster, "node", node)
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
