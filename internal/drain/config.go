@@ -33,14 +33,20 @@ const (
 	DefaultBurst         = 400
 )
 
-// Names written on cordoned nodes.
+// Names written on cordoned nodes (with AnnotationRestore and
+// AnnotationOutOfService): every reader of Drainpipe's marks uses these.
 const (
-	TaintKey              = "drainpipe.dev/interruption"
-	ExcludeFromLBLabel    = "node.kubernetes.io/exclude-from-external-load-balancers"
-	AnnotationEventID     = "drainpipe.dev/event-id"
-	AnnotationKind        = "drainpipe.dev/kind"
-	AnnotationDeadline    = "drainpipe.dev/deadline"
-	AnnotationFirstSeen   = "drainpipe.dev/first-seen"
+	TaintKey            = "drainpipe.dev/interruption"
+	ExcludeFromLBLabel  = "node.kubernetes.io/exclude-from-external-load-balancers"
+	AnnotationEventID   = "drainpipe.dev/event-id"
+	AnnotationKind      = "drainpipe.dev/kind"
+	AnnotationDeadline  = "drainpipe.dev/deadline"
+	AnnotationFirstSeen = "drainpipe.dev/first-seen"
+	// AnnotationThreatTime is the event time (RFC 3339, as precise as AWS
+	// gave it) of the newest threat the node was taken for: a restore
+	// dated no later than it is overtaken and gives nothing back (SQS and
+	// EventBridge do not keep order).
+	AnnotationThreatTime  = "drainpipe.dev/threat-time"
 	annotationTimeLayout  = time.RFC3339
 	criticalPriority      = 2000000000 // system-cluster-critical and above
 	minGraceSeconds       = 1          // a clamped grace never goes below this; 0 would force-delete

@@ -102,6 +102,9 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	if !req.Deadline.IsZero() && !laterForSameEvent(node, req) {
 		want[AnnotationDeadline] = req.Deadline.UTC().Format(annotationTimeLayout)
 	}
+	if newerThreat(node, req.EventTime) {
+		want[AnnotationThreatTime] = req.EventTime.UTC().Format(time.RFC3339Nano)
+	}
 	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
 		want[AnnotationFirstSeen] = now.UTC().Format(annotationTimeLayout)
 	}
@@ -128,6 +131,16 @@ func laterForSameEvent(node *corev1.Node, req Request) bool {
 	}
 	cur, err := time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
 	return err == nil && !req.Deadline.Truncate(time.Second).Before(cur)
+}
+
+// newerThreat reports whether t is later than the threat time the node
+// records (or it records none): only the newest threat's time is kept.
+func newerThreat(node *corev1.Node, t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	cur, err := time.Parse(time.RFC3339Nano, node.Annotations[AnnotationThreatTime])
+	return err != nil || t.After(cur)
 }
 
 // withTaint returns taints with exactly one taint under TaintKey, carrying

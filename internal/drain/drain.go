@@ -27,6 +27,10 @@ type Request struct {
 	// periods are clamped so pods finish before it.
 	Deadline time.Time
 	Evict    bool
+	// EventTime is when AWS announced the newest threat behind the
+	// request; zero when unknown. It is kept on the node (see
+	// AnnotationThreatTime) so an older restore cannot undo the hold.
+	EventTime time.Time
 }
 
 func (r Request) validate() error {

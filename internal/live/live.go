@@ -102,9 +102,11 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
 		ASGNames:          cfg.Hooks.ASGNames,
 		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
+		HookNames:         cfg.Hooks.HookNames,
 		LaunchNoWait:      !cfg.Hooks.LaunchWaitReady,
 		OutOfService:      cfg.Return.OutOfService,
 		SkipKarpenter:     cfg.Return.SkipKarpenter,
+		SkipAutoMode:      !cfg.Return.HandleAutoMode,
 		RebalanceHold:     cfg.Return.RebalanceHold,
 	}, pipeline.Deps{
 		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
