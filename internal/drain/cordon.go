@@ -99,9 +99,13 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	if req.EventID != "" {
 		want[AnnotationEventID] = req.EventID
 	}
-	if !req.Deadline.IsZero() && !laterForSameEvent(node, req) {
-		want[AnnotationDeadline] = req.Deadline.UTC().Format(annotationTimeLayout)
+	deadline := req.Deadline
+	if !deadline.IsZero() && laterForSameEvent(node, req) {
+		deadline, _ = time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
+	} else if !deadline.IsZero() {
+		want[AnnotationDeadline] = deadline.UTC().Format(annotationTimeLayout)
 	}
+	want[AnnotationInterruption] = interruptionOf(req, deadline).encode()
 	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
 		want[AnnotationFirstSeen] = now.UTC().Format(annotationTimeLayout)
 	}

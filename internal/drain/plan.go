@@ -26,6 +26,12 @@ type target struct {
 	// evicted again with the clamped grace (the API skips budgets for
 	// terminating pods and only ever shortens a grace).
 	shorten bool
+	// annotation: the pod's AnnotationInterruption when listed;
+	// wantsNotice: it asked for a notice period (AnnotationNotice).
+	annotation  string
+	wantsNotice bool
+	noticeOnce  sync.Once
+	evictAt     time.Time // set by announce: not evicted before
 
 	// Guarded by run.mu.
 	state  state
@@ -50,6 +56,9 @@ func newTarget(pod *corev1.Pod) *target {
 		labels:   pod.Labels,
 		created:  pod.CreationTimestamp.Time,
 		gone:     make(chan struct{}),
+
+		annotation:  pod.Annotations[AnnotationInterruption],
+		wantsNotice: pod.Annotations[AnnotationNotice] == "true",
 	}
 	if ts := pod.DeletionTimestamp; ts != nil {
 		// The API sets it to the deletion time plus its grace.

@@ -106,6 +106,7 @@ func (r *run) drain(ctx context.Context) {
 		r.watch(watchCtx)
 	}()
 
+	r.announceAll()
 	r.mu.Lock()
 	r.startWaveLocked(0)
 	r.mu.Unlock()
