@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -73,6 +74,15 @@ type Config struct {
 	DeadlineDelete bool
 	// StuckAfter: see DefaultStuckAfter.
 	StuckAfter time.Duration
+	// NoticePeriod: pods annotated AnnotationNotice "true" are evicted
+	// this long after their warning, or as late as their grace still fits
+	// before the deadline when that is sooner. Zero: no notice.
+	NoticePeriod time.Duration
+	// Announce, when set, is called before the first eviction for each
+	// pod to be evicted (EventNotice, Detail the Interruption in JSON),
+	// concurrently with the annotation's write; the eviction waits for it,
+	// so it must bound its own time.
+	Announce func(context.Context, Event)
 	// OnEvent, when set, observes what a Run does as it happens. Calls are
 	// serialised and must return quickly.
 	OnEvent func(Event)
@@ -165,6 +175,7 @@ const (
 	EventGone     EventType = "gone"     // an evicted or terminating pod left the node
 	EventFailed   EventType = "failed"   // an eviction refused for good
 	EventDeleted  EventType = "deleted"  // deleted at the deadline past a disruption budget
+	EventNotice   EventType = "notice"   // warned before its eviction (Config.Announce only)
 )
 
 // Event is one step of a Run, for timelines and Kubernetes events.

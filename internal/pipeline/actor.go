@@ -257,8 +257,8 @@ func verb(req drain.Request) string {
 }
 
 func summary(r drain.Report) string {
-	s := fmt.Sprintf("%d evicted, %d blocked by PDB, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
-		len(r.Terminating))
+	s := fmt.Sprintf("%d evicted, %d blocked by PDB%s, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
+		firstBlock(r), len(r.Terminating))
 	if len(r.Pending) > 0 {
 		s += fmt.Sprintf(", %d not started", len(r.Pending))
 	}

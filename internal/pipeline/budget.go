@@ -83,3 +83,14 @@ func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context
 		}
 	}
 }
+
+// firstBlock names the first pod still blocked and its budget, so the
+// record's reason (and the webhook's message) says what holds the drain.
+func firstBlock(r drain.Report) string {
+	for _, b := range r.Blocks {
+		if !b.Evicted && b.Budget != "" {
+			return fmt.Sprintf(" (first: %s by PodDisruptionBudget %s, refused %d times)", b.Pod, b.Budget, b.Refusals)
+		}
+	}
+	return ""
+}
