@@ -26,6 +26,9 @@ type Match struct {
 	// another kind or event) loses Drainpipe's out-of-service taint, which
 	// would otherwise evict everything from its live kubelet.
 	Running bool
+	// DryRun sends the patch as an API-server dry run: the answer is the
+	// same, nothing is written (`drainpipe uncordon --dry-run`).
+	DryRun bool
 }
 
 // Given says what Uncordon did.
@@ -87,7 +90,11 @@ func Uncordon(ctx context.Context, client kubernetes.Interface, name string, mat
 		if err != nil {
 			return g, fmt.Errorf("encoding node patch: %w", err)
 		}
-		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
+		opts := metav1.PatchOptions{}
+		if match.DryRun {
+			opts.DryRun = []string{metav1.DryRunAll}
+		}
+		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, opts)
 		if err == nil {
 			g.Back, g.Changed = why == "", changed
 			return g, nil

@@ -132,27 +132,18 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 }
 
 func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
-	if t.InstanceID == "" {
-		return ignored("task names no instance")
-	}
-	if onlyLaunches(t) {
-		return a.launch(ctx, t, hooks, log)
-	}
-	if in, ok := restoreOf(t); ok {
-		return a.restore(ctx, in, t, log)
-	}
-	t = withoutRestores(t)
-	if !acts(t.Action) {
-		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
-	}
 	now := a.clock.Now()
-	if why, stale := staleTask(t, a.cfg.MaxEventAge, now); stale {
-		return ignored(why)
+	t, step, r := Decide(t, a.cfg.MaxEventAge, now)
+	switch step {
+	case StepLaunch:
+		return a.launch(ctx, t, hooks, log)
+	case StepRestore:
+		in, _ := restoreOf(t)
+		return a.restore(ctx, in, t, log)
+	case StepIgnore:
+		return r
 	}
 	p := primary(t)
-	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
-		return ignored(fmt.Sprintf("instance went at its %s deadline %s ago", p.Kind, now.Sub(p.Deadline).Round(time.Second)))
-	}
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
@@ -207,7 +198,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
-	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
+	r = a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node
 	return r
