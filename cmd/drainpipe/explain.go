@@ -1,29 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
-
-// maxInput bounds one input: a Lambda SQS event is at most 6 MB.
-const maxInput = 16 << 20
 
 // explanation is one output line: what Drainpipe makes of one message.
 type explanation struct {
 	MessageID string           `json:"messageId"`
-	Outcome   string           `json:"outcome"` // act, return, ignore or reject
+	Outcome   string           `json:"outcome"` // act, return, ignore, reject or retry
 	Kind      event.Kind       `json:"kind"`
 	Instances []string         `json:"instances"`
 	Action    policy.Action    `json:"action"`
@@ -32,181 +27,142 @@ type explanation struct {
 	Reason    string           `json:"reason"`
 }
 
-// explain reads Lambda SQS events ({"Records":[...]}) or raw message bodies
-// from files or standard input and prints one JSON line per message. A
-// rejected message is an answer, not a failure: only unreadable input
-// makes it exit non-zero.
-func explain(_ context.Context, c cli, args []string) int {
-	for _, a := range args {
-		if a == "-h" || a == "--help" {
-			fmt.Fprintln(c.Stderr, "usage: drainpipe explain [FILE|-]...\n\nReads Lambda SQS events or raw message bodies (standard input when no FILE) and prints,\nfor each message, one JSON line: messageId, outcome, kind, instances, action, deadline,\nlifecycle, reason. The policy is the one DRAINPIPE_ACTION_* configure.")
-			return exitOK
+const explainUsage = `usage: drainpipe explain [--now TIME] [--function-arn ARN] [FILE|-]...
+
+Shows what the function would make of SQS messages, offline: it runs the
+function's own handler and decisions (shape, origin, future and stale checks,
+policy) with an actor that makes no call. Reads, from each FILE (standard
+input when none, or '-'): a Lambda SQS event, 'aws sqs receive-message'
+output, or message bodies (EventBridge events, SNS envelopes), one or
+several (NDJSON). A body counts as a first delivery received at --now.
+Prints one JSON line per message: messageId, outcome (act, return, ignore,
+reject), kind, instances, action, deadline, lifecycle, reason. The policy is
+the one DRAINPIPE_* configure.
+
+What needs AWS (the instance's cluster tag, its node) is not checked: 'act'
+means the function would look the instance up and act if it is one of its
+clusters' nodes. Exits 0 whatever the verdicts, 2 on unreadable input or
+bad arguments, 1 when the output cannot be written.
+
+Flags:`
+
+// explain is `drainpipe explain`.
+func explain(ctx context.Context, c cli, args []string) int {
+	fs := newFlags(c, "explain", explainUsage)
+	nowFlag := fs.String("now", "", "the time to judge at, RFC 3339 (default now): replays an old message as it was")
+	arn := fs.String("function-arn", "", "the function's ARN: checks each event's account and region as the function does")
+	inputs, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(c.Stderr, "drainpipe explain: "+format+"\n", a...)
+		return code
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return fail(exitUsage, "--now: %v", err)
 		}
+		now = t
+	}
+	if *arn != "" {
+		if _, err := event.OriginFromFunctionARN(*arn); err != nil {
+			return fail(exitUsage, "--function-arn: %v", err)
+		}
+		ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{InvokedFunctionArn: *arn})
 	}
 	cfg, err := config.Load(c.Getenv)
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe explain: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", err)
 	}
-	if len(args) == 0 {
-		args = []string{"-"}
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
 	}
 	out := json.NewEncoder(c.Stdout)
 	out.SetEscapeHTML(false)
-	code := exitOK
-	for _, name := range args {
+	code = exitOK
+	for _, name := range inputs {
 		data, err := readInput(name, c.Stdin)
 		if err != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe explain: %v\n", err)
-			code = exitInput
+			fail(0, "%v", err)
+			code = exitUsage
 			continue
 		}
-		for _, e := range explainInput(data, cfg, time.Now()) {
+		for _, e := range judge(ctx, sqsMessages(data, now), cfg, now) {
 			if err := out.Encode(e); err != nil {
-				fmt.Fprintf(c.Stderr, "drainpipe explain: writing: %v\n", err)
-				return exitInput
+				return fail(exitFail, "writing: %v", err)
 			}
 		}
 	}
 	return code
 }
 
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	r := stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("reading input: %w", err)
-		}
-		defer f.Close()
-		r = f
-	} else {
-		name = "standard input"
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, err)
-	}
-	if len(data) > maxInput {
-		return nil, fmt.Errorf("reading %s: larger than %d bytes", name, maxInput)
-	}
-	return data, nil
-}
-
-// explainInput explains a Lambda SQS event record by record, or anything
-// else as one raw message body.
-func explainInput(data []byte, cfg config.Config, now time.Time) []explanation {
-	records, ok := sqsRecords(data)
-	if !ok {
-		return explainBody("", []byte(data), cfg, now)
-	}
+// judge runs msgs through the function's handler with an actor that makes
+// no call, and returns one explanation per interruption (one per message
+// when it has none).
+func judge(ctx context.Context, msgs []events.SQSMessage, cfg config.Config, now time.Time) []explanation {
+	var verdicts []handler.RecordSummary
+	h := handler.New(handler.Options{
+		Policy: cfg.Policy, Actor: offline{cfg: cfg, now: now}, Concurrency: 1,
+		MaxEventAge: cfg.MaxEventAge, Accept: cfg.Accept, Now: func() time.Time { return now },
+		OnRecord: func(_ context.Context, s handler.RecordSummary) { verdicts = append(verdicts, s) },
+	})
+	// Handle never fails, and with no deadline every task finishes.
+	_, _ = h.Handle(ctx, events.SQSEvent{Records: msgs})
 	var out []explanation
-	for _, r := range records {
-		out = append(out, explainBody(r.MessageId, []byte(r.Body), cfg, now)...)
+	for i, m := range msgs {
+		out = append(out, explainRecord(m, verdicts[i], cfg.Policy)...)
 	}
 	return out
 }
 
-// sqsRecords returns the records when data is a Lambda SQS event.
-func sqsRecords(data []byte) ([]events.SQSMessage, bool) {
-	var probe struct {
-		Records json.RawMessage `json:"Records"`
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &probe) != nil {
-		return nil, false
-	}
-	var ev events.SQSEvent
-	if len(probe.Records) == 0 || probe.Records[0] != '[' || json.Unmarshal(trimmed, &ev) != nil {
-		return nil, false
-	}
-	return ev.Records, true
-}
-
-// explainBody explains one message: one line, or one per interruption
-// should a message ever carry several.
-func explainBody(messageID string, body []byte, cfg config.Config, now time.Time) []explanation {
-	p := cfg.Policy
-	base := explanation{MessageID: messageID, Instances: []string{}, Action: policy.ActionNone}
-	parsed, err := event.Parse(body)
-	if err = admitOffline(parsed, err, cfg.Accept, now); err != nil {
-		base.Outcome = "reject"
-		base.Reason = err.Error()
-		if !errors.Is(err, event.ErrRejected) {
-			base.Reason = "message rejected: " + base.Reason
-		}
-		return []explanation{base}
-	}
-	if len(parsed.Interruptions) == 0 {
-		base.Outcome = "ignore"
-		base.Reason = parsed.IgnoreReason
+// explainRecord spells out one record's verdict for each interruption it
+// carries.
+func explainRecord(m events.SQSMessage, v handler.RecordSummary, p policy.Policy) []explanation {
+	base := explanation{MessageID: m.MessageId, Instances: []string{}, Action: policy.ActionNone, Reason: v.Reason}
+	parsed, err := event.Parse([]byte(m.Body))
+	base.Outcome = outcomeWord(v.Outcome, err == nil && allRestores(parsed.Interruptions))
+	if err != nil || len(parsed.Interruptions) == 0 || v.Outcome == handler.OutcomeRejected {
 		return []explanation{base}
 	}
 	var out []explanation
 	for _, in := range parsed.Interruptions {
 		e := base
-		e.Kind = in.Kind
+		e.Kind, e.Lifecycle, e.Action = in.Kind, in.Lifecycle, p.ForInterruption(in)
 		if in.Instances != nil {
 			e.Instances = in.Instances
 		}
-		e.Lifecycle = in.Lifecycle
 		if !in.Deadline.IsZero() {
 			e.Deadline = in.Deadline.UTC().Format(time.RFC3339)
-		}
-		e.Action = p.ForInterruption(in)
-		switch {
-		case in.Kind == event.KindASGLaunchLifecycle:
-			e.Outcome = "act"
-			e.Reason = in.Summary + "; " + launchPlan(cfg.Hooks.LaunchWaitReady)
-		case in.Restore:
-			e.Outcome = "return"
-			e.Reason = in.Summary + "; a node Drainpipe holds for it is given back (README: Return to service)"
-		case e.Action == policy.ActionNone && in.Kind != event.KindASGLifecycle:
-			e.Outcome = "ignore"
-			e.Reason = policy.IgnoreReason(in.Kind)
-		case e.Action == policy.ActionNone:
-			e.Outcome = "act"
-			e.Reason = fmt.Sprintf("%s; policy: none (%s), the hook is still completed", in.Summary, policy.Var(in.Kind))
-		default:
-			e.Outcome = "act"
-			e.Reason = fmt.Sprintf("%s; policy: %s (%s)", in.Summary, e.Action, policy.Var(in.Kind))
-			if e.Action != p.For(in.Kind) {
-				e.Reason += ", capped at cordon"
-			}
-			if in.Reservation != "" {
-				e.Reason += "; on every instance EC2 lists in " + in.Reservation
-			}
 		}
 		out = append(out, e)
 	}
 	return out
 }
 
-// admitOffline applies the function's checks that need no invocation: the
-// accepted shapes (reported before a parse error) and no event from the
-// future. The account and region need the function's ARN, which explain
-// does not have.
-func admitOffline(parsed event.Parsed, perr error, accept event.Shapes, now time.Time) error {
-	if err := event.CheckShape(parsed.Shape, accept); err != nil {
-		return err
-	}
-	if perr != nil {
-		return perr
-	}
-	for _, in := range parsed.Interruptions {
-		if err := event.CheckNotFuture(in, now); err != nil {
-			return err
+// outcomeWord is explain's word for the handler's outcome.
+func outcomeWord(outcome string, restore bool) string {
+	switch outcome {
+	case handler.OutcomeDone:
+		if restore {
+			return "return"
 		}
+		return "act"
+	case handler.OutcomeIgnored:
+		return "ignore"
+	case handler.OutcomeRejected:
+		return "reject"
 	}
-	return nil
+	return outcome
 }
 
-// launchPlan says what the function does with a launch hook: it never
-// cordons or drains for one, whatever DRAINPIPE_ACTION_* say.
-func launchPlan(waitReady bool) string {
-	if !waitReady {
-		return "completed with CONTINUE at once (DRAINPIPE_LAUNCH_WAIT_READY=false); nothing is cordoned or drained"
+func allRestores(ins []event.Interruption) bool {
+	for _, in := range ins {
+		if !in.Restore {
+			return false
+		}
 	}
-	return "completed with CONTINUE once the instance's node is Ready in its cluster, or on the record's last " +
-		"delivery (DRAINPIPE_LAUNCH_WAIT_READY); nothing is cordoned or drained"
+	return len(ins) > 0
 }

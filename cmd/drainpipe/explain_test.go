@@ -8,9 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -34,11 +36,18 @@ func TestExplainGolden(t *testing.T) {
 	if err != nil || len(bodies) == 0 {
 		t.Fatalf("no testdata: %v", err)
 	}
-	args := append([]string{"explain"}, bodies...)
-	args = append(args, filepath.Join("testdata", "sqs-event.json"))
-	code, got, stderr := runCLI(t, nil, "", args...)
-	if code != exitOK || stderr != "" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+	// Each input is judged 30 s after its own time, as if just received.
+	var got string
+	for _, f := range append(bodies, filepath.Join("testdata", "sqs-event.json")) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, nil, "", "explain", "--now", receivedAt(string(data)), f)
+		if code != exitOK || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", f, code, stderr)
+		}
+		got += out
 	}
 	golden := filepath.Join("testdata", "explain.golden")
 	if *update {
@@ -66,9 +75,25 @@ func TestExplainGolden(t *testing.T) {
 	}
 }
 
+// eventTime finds the first event time in a message or event (SNS
+// envelopes escape the quotes).
+var eventTime = regexp.MustCompile(`(?i)\\?"time\\?": ?\\?"([0-9TZ:.-]+)`)
+
+// receivedAt is 30 s after the latest event time in data, RFC 3339: when
+// the testdata's messages would have been received.
+func receivedAt(data string) string {
+	latest, _ := time.Parse(time.RFC3339, "2026-11-20T10:00:00Z")
+	for _, m := range eventTime.FindAllStringSubmatch(data, -1) {
+		if at, err := time.Parse(time.RFC3339, m[1]); err == nil && at.After(latest) {
+			latest = at
+		}
+	}
+	return latest.Add(30 * time.Second).Format(time.RFC3339)
+}
+
 func explainOne(t *testing.T, env map[string]string, stdin string) explanation {
 	t.Helper()
-	code, out, stderr := runCLI(t, env, stdin, "explain")
+	code, out, stderr := runCLI(t, env, stdin, "explain", "--now", receivedAt(stdin))
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -106,7 +131,7 @@ func TestExplainPolicy(t *testing.T) {
 			wantOutcome: "act", wantAction: "cordon", wantReason: "DRAINPIPE_ACTION_SPOT"},
 		{name: "hook with action none still completes", body: "asg-lifecycle-terminating.json",
 			env:         map[string]string{"DRAINPIPE_ACTION_ASG_LIFECYCLE": "none"},
-			wantOutcome: "act", wantAction: "none", wantReason: "the hook is still completed"},
+			wantOutcome: "ignore", wantAction: "none", wantReason: "hook my-asg/my-termination-hook completed with CONTINUE"},
 		{name: "launch hook waits for Ready", body: "eventbridge-asg-launch-lifecycle.json",
 			wantOutcome: "act", wantAction: "none", wantReason: "once the instance's node is Ready"},
 		{name: "launch hook completed at once", body: "asg-lifecycle-launching.json",
@@ -134,8 +159,8 @@ func TestExplainExitCodes(t *testing.T) {
 	t.Run("missing file", func(t *testing.T) {
 		body := filepath.Join("..", "..", "internal", "event", "testdata", "eventbridge-spot-interruption.json")
 		code, out, stderr := runCLI(t, nil, "", "explain", filepath.Join(t.TempDir(), "missing.json"), body)
-		if code != exitInput || !strings.Contains(stderr, "missing.json") {
-			t.Errorf("exit %d, stderr %q; want %d naming the file", code, stderr, exitInput)
+		if code != exitUsage || !strings.Contains(stderr, "missing.json") {
+			t.Errorf("exit %d, stderr %q; want %d naming the file", code, stderr, exitUsage)
 		}
 		if !strings.Contains(out, "spot-interruption") {
 			t.Errorf("output %q: the readable input was not explained", out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,11 @@ import (
 func TestExplainRejectsFutureEvents(t *testing.T) {
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	body := strings.Replace(readBody(t, "eventbridge-spot-interruption.json"), "2026-11-20T10:00:00Z", future, 1)
-	e := explainOne(t, nil, body)
+	code, out, stderr := runCLI(t, nil, body, "explain")
+	var e explanation
+	if err := json.Unmarshal([]byte(out), &e); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v: %q %q", code, err, out, stderr)
+	}
 	if e.Outcome != "reject" || !strings.Contains(e.Reason, "in the future") {
 		t.Errorf("future spot warning: outcome %q reason %q, want a rejection for its time", e.Outcome, e.Reason)
 	}

@@ -15,11 +15,12 @@ import (
 	"github.com/drainpipe/drainpipe/internal/version"
 )
 
-// Exit codes.
+// Exit codes, documented in docs/cli.md: scripts tell them apart.
 const (
-	exitOK    = 0
-	exitInput = 1 // an input could not be read, or the work failed
-	exitUsage = 2 // bad arguments or configuration
+	exitOK    = 0 // done, or nothing to do (ignored messages included)
+	exitFail  = 1 // the work failed (an API call, writing the output)
+	exitUsage = 2 // bad arguments, configuration or input
+	exitRetry = 3 // some records would be retried (run)
 )
 
 // cli is a command's window on the world, so tests can run commands as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,10 +18,10 @@ func nodeReport(ctx context.Context, c cli, client kubernetes.Interface, name st
 	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "drainpipe nodes: getting node %s: %v\n", name, err)
-		return exitInput
+		return exitFail
 	}
 	m := drain.ReadMarks(node)
-	fmt.Fprintf(c.Stdout, "node %s: %s, event %s, deadline %s, held: %s\n", name, dash(m.Kind), dash(m.EventID), dash(m.Deadline), held(m))
+	fmt.Fprintf(c.Stdout, "node %s: %s, event %s, deadline %s, held: %s\n", name, dash(m.Kind), dash(m.EventID), dash(m.Deadline), strings.Join(heldList(m), ","))
 	s, ok := drain.ReadSummary(node)
 	if !ok {
 		fmt.Fprintln(c.Stdout, "no drain report on the node")

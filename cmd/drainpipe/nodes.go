@@ -2,114 +2,111 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
+	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
-	"github.com/drainpipe/drainpipe/internal/eks"
 )
 
-// nodeTimeout bounds the API calls of `nodes` and `uncordon`.
-const nodeTimeout = time.Minute
-
-// kubeClient parses --kubeconfig and --context and returns the client of
-// that cluster; without --kubeconfig it uses $KUBECONFIG or ~/.kube/config.
-func kubeClient(ctx context.Context, c cli, name string, args []string, usage string) (kubernetes.Interface, []string, int) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster (default $KUBECONFIG, then ~/.kube/config)")
-	kctx := fs.String("context", "", "kubeconfig context (default its current context)")
-	fs.Usage = func() {
-		fmt.Fprintln(c.Stderr, usage)
-		fs.PrintDefaults()
-	}
-	rest, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil, nil, exitOK
-	}
-	if err != nil {
-		return nil, nil, exitUsage
-	}
-	path := *kubeconfig
-	if path == "" {
-		path, _, _ = strings.Cut(c.Getenv("KUBECONFIG"), string(os.PathListSeparator))
-	}
-	if path == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, ".kube", "config")
-		}
-	}
-	local, err := eks.NewLocal(path, 0, 0)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe %s: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	client, err := local.Client(ctx, *kctx)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe %s: %v\n", name, err)
-		return nil, nil, exitUsage
-	}
-	return client, rest, -1
-}
-
-const nodesUsage = `usage: drainpipe nodes [--kubeconfig PATH] [--context NAME] [NODE]
+const nodesUsage = `usage: drainpipe nodes [--kubeconfig PATH] [--context NAME] [-o wide|json] [NODE]
 
 Lists the nodes Drainpipe holds out of service: kind, event id, deadline,
 since when, and what it took (cordon, taint, out-of-service taint). With
 NODE, shows that node's drain report: what was evicted, what blocks it
 (pod, PodDisruptionBudget, refusals), what was deleted at the deadline,
 stuck, or left on purpose.
+-o wide adds the instance (from the provider ID) and the node's zone;
+-o json prints one JSON array of the same fields, [] when none is held.
 
 Flags:`
 
+// heldNode is one line of `drainpipe nodes`.
+type heldNode struct {
+	drain.Marks
+	Held     []string `json:"held"`
+	Instance string   `json:"instance,omitempty"`
+	Zone     string   `json:"zone,omitempty"`
+}
+
 // nodes is `drainpipe nodes`.
 func nodes(ctx context.Context, c cli, args []string) int {
-	client, rest, code := kubeClient(ctx, c, "nodes", args, nodesUsage)
+	fs := newFlags(c, "nodes", nodesUsage)
+	kf := addKubeFlags(fs)
+	output := fs.String("o", "", "output format: wide or json (default a table)")
+	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(c.Stderr, "drainpipe nodes: "+format+"\n", a...)
+		return code
+	}
+	if len(rest) > 1 {
+		return fail(exitUsage, "unexpected argument %q", rest[1])
+	}
+	if !slices.Contains([]string{"", "wide", "json"}, *output) {
+		return fail(exitUsage, "-o %q: want wide or json", *output)
+	}
+	client, err := kf.client(ctx, c)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
 	defer cancel()
-	switch len(rest) {
-	case 0:
-	case 1:
+	if len(rest) == 1 {
 		return nodeReport(ctx, c, client, rest[0])
-	default:
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: unexpected argument %q\n", rest[1])
-		return exitUsage
 	}
 	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: listing nodes: %v\n", err)
-		return exitInput
+		return fail(exitFail, "listing nodes: %v", err)
 	}
-	w := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NODE\tKIND\tEVENT\tDEADLINE\tSINCE\tHELD")
+	held := []heldNode{}
 	for i := range list.Items {
-		m := drain.ReadMarks(&list.Items[i])
-		if !m.Held() {
-			continue
+		n := &list.Items[i]
+		if m := drain.ReadMarks(n); m.Held() {
+			held = append(held, heldNode{Marks: m, Held: heldList(m), Instance: instanceOf(n), Zone: n.Labels[corev1.LabelTopologyZone]})
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Node, dash(m.Kind), dash(m.EventID), dash(m.Deadline), dash(m.Since), held(m))
 	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: writing: %v\n", err)
-		return exitInput
+	if err := printNodes(c.Stdout, held, *output); err != nil {
+		return fail(exitFail, "writing: %v", err)
 	}
 	return exitOK
 }
 
-func held(m drain.Marks) string {
-	var what []string
+func printNodes(out io.Writer, held []heldNode, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(held)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	wide := format == "wide"
+	header := "NODE\tKIND\tEVENT\tDEADLINE\tSINCE\tHELD"
+	if wide {
+		header += "\tINSTANCE\tZONE"
+	}
+	fmt.Fprintln(w, header)
+	for _, h := range held {
+		m := h.Marks
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", m.Node, dash(m.Kind), dash(m.EventID), dash(m.Deadline), dash(m.Since),
+			dash(strings.Join(h.Held, ",")))
+		if wide {
+			fmt.Fprintf(w, "\t%s\t%s", dash(h.Instance), dash(h.Zone))
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}
+
+func heldList(m drain.Marks) []string {
+	what := []string{}
 	if m.Cordoned {
 		what = append(what, "cordon")
 	}
@@ -122,7 +119,16 @@ func held(m drain.Marks) string {
 	if m.Karpenter {
 		what = append(what, "karpenter-disrupting")
 	}
-	return dash(strings.Join(what, ","))
+	return what
+}
+
+// instanceOf is the EC2 instance ID at the end of an AWS provider ID
+// (aws:///us-east-1a/i-0123…), or "".
+func instanceOf(n *corev1.Node) string {
+	if i := strings.LastIndex(n.Spec.ProviderID, "/"); i >= 0 && strings.HasPrefix(n.Spec.ProviderID[i+1:], "i-") {
+		return n.Spec.ProviderID[i+1:]
+	}
+	return ""
 }
 
 func dash(s string) string {
@@ -130,38 +136,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-const uncordonUsage = `usage: drainpipe uncordon [--kubeconfig PATH] [--context NAME] NODE
-
-Gives NODE back exactly as Drainpipe does when a threat passes: removes its
-taints and annotations, makes it schedulable only if Drainpipe cordoned it,
-and restores the load-balancer exclusion label's previous value. A node
-Karpenter is disrupting is left alone.
-
-Flags:`
-
-// uncordon is `drainpipe uncordon NODE`.
-func uncordon(ctx context.Context, c cli, args []string) int {
-	client, rest, code := kubeClient(ctx, c, "uncordon", args, uncordonUsage)
-	if code >= 0 {
-		return code
-	}
-	if len(rest) != 1 {
-		fmt.Fprintf(c.Stderr, "drainpipe uncordon: want one node name, got %d arguments\n", len(rest))
-		return exitUsage
-	}
-	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
-	defer cancel()
-	g, err := drain.Uncordon(ctx, client, rest[0], drain.Match{})
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe uncordon: %v\n", err)
-		return exitInput
-	}
-	if !g.Back {
-		fmt.Fprintf(c.Stdout, "node %s left as it is: %s\n", g.Node, g.Reason)
-		return exitOK
-	}
-	fmt.Fprintf(c.Stdout, "node %s given back: undid %s\n", g.Node, strings.Join(g.Changed, ", "))
-	return exitOK
 }

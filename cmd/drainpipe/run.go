@@ -6,8 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -24,8 +24,8 @@ const defaultRunTimeout = 5 * time.Minute
 
 const runUsage = `usage: drainpipe run [--kubeconfig PATH] [--dry-run] [--timeout 5m] [FILE|-]
 
-Handles one Lambda SQS event ({"Records":[...]}) or one raw message body
-(standard input when no FILE) exactly as the function does: the same handler,
+Handles one Lambda SQS event ({"Records":[...]}), 'aws sqs receive-message'
+output or message bodies (standard input when no FILE) exactly as the function does: the same handler,
 the same live actor. Kubernetes is the cluster of --kubeconfig (local mode,
 overriding DRAINPIPE_KUBECONFIG) or, without one, EKS as in Lambda. EC2 and
 Auto Scaling are called with your AWS credentials and region (AWS_ENDPOINT_URL_*
@@ -33,7 +33,9 @@ honoured). Every other setting comes from the DRAINPIPE_* variables;
 DRAINPIPE_CLUSTERS must name the cluster the instances are tagged for.
 
 Prints the SQSEventResponse JSON on standard output and the JSON logs on
-standard error. Exits 0 when no record is left to retry, 1 when some is.
+standard error (JSON lines only; EMF metrics among them unless
+DRAINPIPE_METRICS=false). Exits 0 when no record is left to retry, 3 when
+some is, 2 on bad arguments, configuration or input, 1 on other failures.
 
 Without AWS access, use 'drainpipe explain' to see what would be done.
 
@@ -88,9 +90,9 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	}
 	data, err := readInput(inputs[0], c.Stdin)
 	if err != nil {
-		return fail(exitInput, "%v", err)
+		return fail(exitUsage, "%v", err)
 	}
-	batch := sqsEvent(data, time.Now())
+	batch := events.SQSEvent{Records: sqsMessages(data, time.Now())}
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -102,10 +104,17 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		return fail(exitUsage, "no AWS region: set AWS_REGION or a profile's region")
 	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	klog.SetSlogLogger(log) // client-go's own messages join the JSON logs
+	// client-go's and the AWS SDK's own messages join the JSON logs, so
+	// standard error is JSON lines only.
+	klog.SetSlogLogger(log)
+	awsCfg.Logger = live.SDKLogger(log)
 	// EMF metric lines go to stderr with the logs, keeping stdout for the
-	// response alone.
-	emf := metrics.New(c.Stderr)
+	// response alone; DRAINPIPE_METRICS=false silences them as in Lambda.
+	var metricsOut io.Writer = io.Discard
+	if cfg.Metrics {
+		metricsOut = c.Stderr
+	}
+	emf := metrics.New(metricsOut)
 	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -116,7 +125,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)
 	if err != nil { // Handle never fails today; it would retry the whole batch
-		return fail(exitInput, "handling the batch: %v", err)
+		return fail(exitFail, "handling the batch: %v", err)
 	}
 	if resp.BatchItemFailures == nil {
 		resp.BatchItemFailures = []events.SQSBatchItemFailure{}
@@ -124,45 +133,10 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	out := json.NewEncoder(c.Stdout)
 	out.SetEscapeHTML(false)
 	if err := out.Encode(resp); err != nil {
-		return fail(exitInput, "writing: %v", err)
+		return fail(exitFail, "writing: %v", err)
 	}
 	if len(resp.BatchItemFailures) > 0 {
-		return exitInput
+		return exitRetry
 	}
 	return exitOK
-}
-
-// parseInterspersed parses flags wherever they are among the positional
-// arguments (`run event.json --dry-run`), which flag alone does not.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// sqsEvent returns data as a Lambda SQS event: as is when it is one, else
-// one record, first delivery, carrying data as its body.
-func sqsEvent(data []byte, now time.Time) events.SQSEvent {
-	if records, ok := sqsRecords(data); ok {
-		return events.SQSEvent{Records: records}
-	}
-	ms := strconv.FormatInt(now.UnixMilli(), 10)
-	return events.SQSEvent{Records: []events.SQSMessage{{
-		MessageId: "local-1",
-		Body:      string(data),
-		Attributes: map[string]string{
-			"ApproximateReceiveCount":          "1",
-			"SentTimestamp":                    ms,
-			"ApproximateFirstReceiveTimestamp": ms,
-		},
-		EventSource: "aws:sqs",
-	}}}
 }

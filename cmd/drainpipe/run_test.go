@@ -201,8 +201,8 @@ func TestRunRetryLeavesQueueAlone(t *testing.T) {
 	// The budget blocks the drain past the 8 s invocation (2 s reserve).
 	env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster, "DRAINPIPE_DEADLINE_RESERVE": "2s"}
 	code, stdout, stderr := runCLI(t, env, string(event), "run", "--kubeconfig", s.kubeconfig, "--timeout", "8s", "-")
-	if got, want := strings.TrimSpace(stdout), `{"batchItemFailures":[{"itemIdentifier":"m-1"}]}`; code != exitInput || got != want {
-		t.Fatalf("exit %d, stdout %s; want %d and %s\nstderr: %s", code, got, exitInput, want, stderr)
+	if got, want := strings.TrimSpace(stdout), `{"batchItemFailures":[{"itemIdentifier":"m-1"}]}`; code != exitRetry || got != want {
+		t.Fatalf("exit %d, stdout %s; want %d and %s\nstderr: %s", code, got, exitRetry, want, stderr)
 	}
 	for _, c := range s.fake.Calls() {
 		if c.Service == awsfake.ServiceSQS {
@@ -237,20 +237,20 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
-func TestSQSEvent(t *testing.T) {
+func TestSQSMessages(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
-	raw := sqsEvent([]byte(`{"source":"aws.ec2"}`), now)
-	if got := len(raw.Records); got != 1 {
+	raw := sqsMessages([]byte(`{"source":"aws.ec2"}`), now)
+	if got := len(raw); got != 1 {
 		t.Fatalf("raw body: %d records, want 1", got)
 	}
-	if got, want := raw.Records[0].Body, `{"source":"aws.ec2"}`; got != want {
+	if got, want := raw[0].Body, `{"source":"aws.ec2"}`; got != want {
 		t.Errorf("raw body: body %q, want %q", got, want)
 	}
-	if got, want := raw.Records[0].Attributes["ApproximateReceiveCount"], "1"; got != want {
+	if got, want := raw[0].Attributes["ApproximateReceiveCount"], "1"; got != want {
 		t.Errorf("raw body: receive count %q, want %q", got, want)
 	}
-	wrapped := sqsEvent([]byte(sqsWrap(t, "a", "x")), now)
-	if got := []string{wrapped.Records[0].MessageId, wrapped.Records[0].Body}; !slices.Equal(got, []string{"a", "x"}) {
+	wrapped := sqsMessages([]byte(sqsWrap(t, "a", "x")), now)
+	if got := []string{wrapped[0].MessageId, wrapped[0].Body}; !slices.Equal(got, []string{"a", "x"}) {
 		t.Errorf("SQS event: %v, want [a x]", got)
 	}
 }

@@ -31,6 +31,9 @@ type Match struct {
 	// the give-back: a node taken for a threat announced at or after it
 	// stays held (the restore was overtaken on its way).
 	RestoreTime time.Time
+	// DryRun sends the patch as an API-server dry run: the answer is the
+	// same, nothing is written (`drainpipe uncordon --dry-run`).
+	DryRun bool
 }
 
 // Given says what Uncordon did.
@@ -92,7 +95,11 @@ func Uncordon(ctx context.Context, client kubernetes.Interface, name string, mat
 		if err != nil {
 			return g, fmt.Errorf("encoding node patch: %w", err)
 		}
-		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
+		opts := metav1.PatchOptions{}
+		if match.DryRun {
+			opts.DryRun = []string{metav1.DryRunAll}
+		}
+		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, opts)
 		if err == nil {
 			g.Back, g.Changed = why == "", changed
 			return g, nil

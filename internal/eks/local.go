@@ -45,6 +45,14 @@ func NewLocal(path string, qps float32, burst int) (*Local, error) {
 	return &Local{config: cfg, qps: qps, burst: burst, clients: map[string]kubernetes.Interface{}}, nil
 }
 
+// HasContext reports whether the kubeconfig has a context of that name;
+// the command-line tool refuses an unknown --context, as kubectl does,
+// where Client would quietly use the current one.
+func (l *Local) HasContext(name string) bool {
+	_, ok := l.config.Contexts[name]
+	return ok
+}
+
 // Client returns the clientset for cluster (see Local for how the context
 // is chosen), building it on first use.
 func (l *Local) Client(_ context.Context, cluster string) (kubernetes.Interface, error) {

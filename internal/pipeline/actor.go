@@ -133,22 +133,16 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 }
 
 func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
-	if t.InstanceID == "" {
-		return ignored("task names no instance")
-	}
-	if onlyLaunches(t) {
-		return a.launch(ctx, t, hooks, log)
-	}
-	if in, ok := restoreOf(t); ok {
-		return a.restoreAndLaunch(ctx, in, t, hooks, log)
-	}
-	t = withoutRestores(t)
-	if !acts(t.Action) {
-		return ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
-	}
 	now := a.clock.Now()
-	if why, stale := staleTask(t, a.cfg.MaxEventAge, now); stale {
-		return ignored(why)
+	t, step, r := Decide(t, a.cfg.MaxEventAge, now)
+	switch step {
+	case StepLaunch:
+		return a.launch(ctx, t, hooks, log)
+	case StepRestore:
+		in, _ := restoreOf(t)
+		return a.restoreAndLaunch(ctx, in, t, hooks, log)
+	case StepIgnore:
+		return r
 	}
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
@@ -205,7 +199,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
-	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
+	r = a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
 	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node

@@ -94,3 +94,12 @@ func firstBlock(r drain.Report) string {
 	}
 	return ""
 }
+
+// LateNote is what cordonIfLate says of the task's primary interruption
+// at now ("" while its deadline is ahead), so `drainpipe explain` gives the
+// function's verdict without an instance to look up.
+func LateNote(t handler.Task, now time.Time) string {
+	p := primary(t)
+	req := drain.Request{Kind: string(p.Kind), Deadline: p.Deadline, Evict: true}
+	return cordonIfLate(&req, now, false)
+}
