@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"run":      {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
 		"nodes":    {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
 		"uncordon": {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
+		"sweep":    {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
 	}
 }
 
