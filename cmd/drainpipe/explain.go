@@ -158,6 +158,9 @@ func explainBody(messageID string, body []byte, cfg config.Config, now time.Time
 		case in.Kind == event.KindASGLaunchLifecycle:
 			e.Outcome = "act"
 			e.Reason = in.Summary + "; " + launchPlan(cfg.Hooks.LaunchWaitReady)
+		case in.Kind == event.KindSweep:
+			e.Outcome = "sweep"
+			e.Reason = in.Summary + "; when it is DRAINPIPE_SWEEP_RULE's, the function sweeps the nodes it holds (docs: Sweep)"
 		case in.Restore:
 			e.Outcome = "return"
 			e.Reason = in.Summary + "; a node Drainpipe holds for it is given back (README: Return to service)"
