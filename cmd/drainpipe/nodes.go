@@ -61,10 +61,13 @@ func kubeClient(ctx context.Context, c cli, name string, args []string, usage st
 	return client, rest, -1
 }
 
-const nodesUsage = `usage: drainpipe nodes [--kubeconfig PATH] [--context NAME]
+const nodesUsage = `usage: drainpipe nodes [--kubeconfig PATH] [--context NAME] [NODE]
 
 Lists the nodes Drainpipe holds out of service: kind, event id, deadline,
-since when, and what it took (cordon, taint, out-of-service taint).
+since when, and what it took (cordon, taint, out-of-service taint). With
+NODE, shows that node's drain report: what was evicted, what blocks it
+(pod, PodDisruptionBudget, refusals), what was deleted at the deadline,
+stuck, or left on purpose.
 
 Flags:`
 
@@ -74,12 +77,16 @@ func nodes(ctx context.Context, c cli, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
 	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
 	defer cancel()
+	switch len(rest) {
+	case 0:
+	case 1:
+		return nodeReport(ctx, c, client, rest[0])
+	default:
+		fmt.Fprintf(c.Stderr, "drainpipe nodes: unexpected argument %q\n", rest[1])
+		return exitUsage
+	}
 	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "drainpipe nodes: listing nodes: %v\n", err)

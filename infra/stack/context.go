@@ -14,7 +14,7 @@ import (
 var ContextKeys = []string{
 	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix",
 	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
-	"actionCapacityReservation",
+	"actionCapacityReservation", "actionCapacityBlock", "lifecycleHookNames",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
@@ -38,6 +38,8 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.str("actionScheduledChange", &p.Actions.ScheduledChange)
 	r.str("actionAsgLifecycle", &p.Actions.ASGLifecycle)
 	r.str("actionCapacityReservation", &p.Actions.CapacityReservation)
+	r.str("actionCapacityBlock", &p.Actions.CapacityBlock)
+	r.list("lifecycleHookNames", &p.LifecycleHookNames)
 	r.boolean("dryRun", &p.DryRun)
 	r.str("requiredTag", &p.RequiredTag)
 	r.object("env", &p.Env)

@@ -52,6 +52,7 @@ func (p Props) groupEnv(env map[string]string) {
 	if p.ASGNamePrefix != "" {
 		env["DRAINPIPE_ASG_NAME_PREFIX"] = p.ASGNamePrefix
 	}
+	p.hookNameEnv(env)
 }
 
 // describeHooksStatement lets the function read its hooks' heartbeat

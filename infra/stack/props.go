@@ -25,6 +25,9 @@ type Props struct {
 	// terminate lifecycle actions are handled. Both empty: none are.
 	ASGNames      []string
 	ASGNamePrefix string
+	// LifecycleHookNames are the hooks of those groups the function owns
+	// (see hooknames.go); other tools' hooks are left alone.
+	LifecycleHookNames []string
 	// Actions per kind; an empty field leaves the function's default.
 	Actions Actions
 	DryRun  bool
@@ -78,7 +81,7 @@ type Props struct {
 // Actions holds the action per event kind: none, cordon or cordon-and-drain.
 type Actions struct {
 	Spot, Rebalance, StateChange, ScheduledChange, ASGLifecycle string
-	CapacityReservation                                         string
+	CapacityReservation, CapacityBlock                          string
 }
 
 // Limits the stack derives from Props.
@@ -106,6 +109,7 @@ func Defaults() Props {
 		AlarmOldestMessageAge: 10 * time.Minute,
 		AlarmErrors:           1,
 		MaxEventAge:           time.Hour,
+		LifecycleHookNames:    defaultHookNames(),
 	}
 }
 
@@ -163,6 +167,11 @@ func (p Props) Validate() error {
 	if p.ASGNamePrefix != "" {
 		if err := checkGroupName(p.ASGNamePrefix); err != nil {
 			bad("asgNamePrefix: %w", err)
+		}
+	}
+	for _, n := range p.LifecycleHookNames {
+		if !hookName.MatchString(n) {
+			bad("lifecycleHookNames: %q is not a valid lifecycle hook name", n)
 		}
 	}
 	for _, f := range p.Actions.fields() {
@@ -271,6 +280,7 @@ func (a Actions) fields() []actionField {
 		{"actionScheduledChange", "DRAINPIPE_ACTION_SCHEDULED_CHANGE", a.ScheduledChange},
 		{"actionAsgLifecycle", "DRAINPIPE_ACTION_ASG_LIFECYCLE", a.ASGLifecycle},
 		{"actionCapacityReservation", "DRAINPIPE_ACTION_CAPACITY_RESERVATION", a.CapacityReservation},
+		{"actionCapacityBlock", "DRAINPIPE_ACTION_CAPACITY_BLOCK", a.CapacityBlock},
 	}
 }
 
@@ -279,7 +289,7 @@ func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
-		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX":
+		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })

@@ -56,14 +56,14 @@ func ruleSpecs(p Props) []ruleSpec {
 		specs = append(specs, ruleSpec{"ASGLifecycleRule", "Auto Scaling terminate lifecycle actions of the configured groups", &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.autoscaling"),
 			DetailType: jsii.Strings("EC2 Instance-terminate Lifecycle Action"),
-			Detail:     &map[string]any{"AutoScalingGroupName": groups},
+			Detail:     hookDetail(p, groups),
 		}})
 		// A launch hook left to time out ends in ABANDON by default,
 		// which terminates the new instance: the function completes it.
 		specs = append(specs, ruleSpec{"ASGLaunchLifecycleRule", "Auto Scaling launch lifecycle actions of the configured groups", &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.autoscaling"),
 			DetailType: jsii.Strings("EC2 Instance-launch Lifecycle Action"),
-			Detail:     &map[string]any{"AutoScalingGroupName": groups},
+			Detail:     hookDetail(p, groups),
 		}})
 	}
 	return specs

@@ -27,8 +27,8 @@ func TestRulePatterns(t *testing.T) {
 	// Terminate and launch lifecycle actions, both for the groups only.
 	asg := func(groups string) []string {
 		return []string{
-			`{` + account + `"detail-type":["EC2 Instance-terminate Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`,
-			`{` + account + `"detail-type":["EC2 Instance-launch Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `},"source":["aws.autoscaling"]}`,
+			`{` + account + `"detail-type":["EC2 Instance-terminate Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `,"LifecycleHookName":["drainpipe","drainpipe-launch"]},"source":["aws.autoscaling"]}`,
+			`{` + account + `"detail-type":["EC2 Instance-launch Lifecycle Action"],"detail":{"AutoScalingGroupName":` + groups + `,"LifecycleHookName":["drainpipe","drainpipe-launch"]},"source":["aws.autoscaling"]}`,
 		}
 	}
 	tests := []struct {
@@ -207,7 +207,8 @@ func TestFunction(t *testing.T) {
 		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
 		"Environment": `{"Variables":{"DRAINPIPE_ACCEPT":"eventbridge","DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
 			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
-			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true","DRAINPIPE_LOG_LEVEL":"debug",` +
+			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true",` +
+			`"DRAINPIPE_LIFECYCLE_HOOK_NAMES":"drainpipe,drainpipe-launch","DRAINPIPE_LOG_LEVEL":"debug",` +
 			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s"}}`,
 	}

@@ -92,6 +92,8 @@ type Config struct {
 	Hooks Hooks
 	// Return says which nodes Drainpipe handles and gives back.
 	Return Return
+	// Drains says what drains tell the workloads.
+	Drains Drains
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -182,6 +184,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
 	r.hooks(&c.Hooks)
 	r.loadReturn(&c.Return)
+	r.loadDrains(&c.Drains)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {

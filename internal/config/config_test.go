@@ -41,6 +41,7 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_KARPENTER_NODES":             "skip",
 		"DRAINPIPE_OUT_OF_SERVICE":              "false",
 		"DRAINPIPE_REBALANCE_HOLD":              "45m",
+		"DRAINPIPE_NOTICE_PERIOD":               "40s",
 		"DRAINPIPE_CLUSTERS":                    "prod, staging,prod,",
 		"DRAINPIPE_CLUSTER_ENDPOINTS":           "staging=https://127.0.0.1:6443",
 		"DRAINPIPE_REQUIRED_TAG":                "team=platform",
@@ -79,6 +80,7 @@ func TestLoadEverything(t *testing.T) {
 			event.KindCapacityBlockExpiry:             policy.ActionNone,
 		},
 		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute},
+		Drains:              Drains{NoticePeriod: 40 * time.Second},
 		Clusters:            []string{"prod", "staging"},
 		ClusterEndpoints:    map[string]string{"staging": "https://127.0.0.1:6443"},
 		RequiredTag:         Tag{Key: "team", Value: "platform"},
@@ -183,5 +185,14 @@ func TestLoadReturnErrors(t *testing.T) {
 	c, err := Load(env(nil))
 	if err != nil || c.Return != DefaultReturn() {
 		t.Errorf("Load(nil).Return = %+v, %v; want %+v", c.Return, err, DefaultReturn())
+	}
+}
+
+func TestLoadDrainsErrors(t *testing.T) {
+	for _, v := range []string{"2h", "-1s", "soon"} {
+		_, err := Load(env(map[string]string{"DRAINPIPE_NOTICE_PERIOD": v}))
+		if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_NOTICE_PERIOD") {
+			t.Errorf("DRAINPIPE_NOTICE_PERIOD=%s: Load error %v, want one naming it", v, err)
+		}
 	}
 }

@@ -19,6 +19,10 @@ type Hooks struct {
 	// are served; both empty serves every group (local runs).
 	ASGNames      []string
 	ASGNamePrefix string
+	// HookNames are the lifecycle hooks Drainpipe owns, by name; other
+	// hooks of a served group are left to their owner. Empty serves every
+	// hook (local runs; the stack sets it).
+	HookNames []string
 	// LaunchWaitReady completes a launch hook only once the instance's
 	// node is Ready (or on its last delivery); false completes it at once.
 	LaunchWaitReady bool
@@ -36,13 +40,16 @@ const (
 // (which marks an ARN) or control characters.
 var asgName = regexp.MustCompile(`^[^:\x00-\x1f]{1,255}$`)
 
+// hookName is Auto Scaling's constraint on lifecycle hook names.
+var hookName = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
+
 func defaultHooks() Hooks {
 	return Hooks{Reserve: DefaultHookReserve, HeartbeatCap: DefaultHeartbeatCap, LaunchWaitReady: true}
 }
 
 // hooks reads the DRAINPIPE_HOOK_RESERVE, DRAINPIPE_HEARTBEAT_CAP,
-// DRAINPIPE_ASG_NAMES, DRAINPIPE_ASG_NAME_PREFIX and
-// DRAINPIPE_LAUNCH_WAIT_READY variables.
+// DRAINPIPE_ASG_NAMES, DRAINPIPE_ASG_NAME_PREFIX,
+// DRAINPIPE_LIFECYCLE_HOOK_NAMES and DRAINPIPE_LAUNCH_WAIT_READY variables.
 func (r *reader) hooks(h *Hooks) {
 	r.boolean("LAUNCH_WAIT_READY", &h.LaunchWaitReady)
 	r.parse("HOOK_RESERVE", func(v string) error {
@@ -70,6 +77,18 @@ func (r *reader) hooks(h *Hooks) {
 				return fmt.Errorf("malformed Auto Scaling group name %q", n)
 			}
 			h.ASGNames = append(h.ASGNames, n)
+		}
+		return nil
+	})
+	r.parse("LIFECYCLE_HOOK_NAMES", func(v string) error {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			}
+			if !hookName.MatchString(n) {
+				return fmt.Errorf("malformed lifecycle hook name %q", n)
+			}
+			h.HookNames = append(h.HookNames, n)
 		}
 		return nil
 	})

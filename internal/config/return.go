@@ -15,6 +15,10 @@ type Return struct {
 	// SkipKarpenter leaves nodes labelled karpenter.sh/nodepool to
 	// Karpenter's own interruption handling (DRAINPIPE_KARPENTER_NODES=skip).
 	SkipKarpenter bool
+	// HandleAutoMode handles EKS Auto Mode nodes (eks.amazonaws.com/
+	// compute-type=auto); by default they are left to EKS, which handles
+	// their interruptions (DRAINPIPE_AUTO_MODE_NODES=skip).
+	HandleAutoMode bool
 	// OutOfService taints a node node.kubernetes.io/out-of-service when
 	// EC2 reports its instance stopped or terminated, so its volumes
 	// detach and its pods move; the taint goes when the instance runs.
@@ -39,6 +43,17 @@ func (r *reader) loadReturn(c *Return) {
 			c.SkipKarpenter = true
 		default:
 			return fmt.Errorf("want handle or skip, got %q", v)
+		}
+		return nil
+	})
+	r.parse("AUTO_MODE_NODES", func(v string) error {
+		switch v {
+		case "skip":
+			c.HandleAutoMode = false
+		case "handle":
+			c.HandleAutoMode = true
+		default:
+			return fmt.Errorf("want skip or handle, got %q", v)
 		}
 		return nil
 	})

@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -33,14 +34,20 @@ const (
 	DefaultBurst         = 400
 )
 
-// Names written on cordoned nodes.
+// Names written on cordoned nodes (with AnnotationRestore and
+// AnnotationOutOfService): every reader of Drainpipe's marks uses these.
 const (
-	TaintKey              = "drainpipe.dev/interruption"
-	ExcludeFromLBLabel    = "node.kubernetes.io/exclude-from-external-load-balancers"
-	AnnotationEventID     = "drainpipe.dev/event-id"
-	AnnotationKind        = "drainpipe.dev/kind"
-	AnnotationDeadline    = "drainpipe.dev/deadline"
-	AnnotationFirstSeen   = "drainpipe.dev/first-seen"
+	TaintKey            = "drainpipe.dev/interruption"
+	ExcludeFromLBLabel  = "node.kubernetes.io/exclude-from-external-load-balancers"
+	AnnotationEventID   = "drainpipe.dev/event-id"
+	AnnotationKind      = "drainpipe.dev/kind"
+	AnnotationDeadline  = "drainpipe.dev/deadline"
+	AnnotationFirstSeen = "drainpipe.dev/first-seen"
+	// AnnotationThreatTime is the event time (RFC 3339, as precise as AWS
+	// gave it) of the newest threat the node was taken for: a restore
+	// dated no later than it is overtaken and gives nothing back (SQS and
+	// EventBridge do not keep order).
+	AnnotationThreatTime  = "drainpipe.dev/threat-time"
 	annotationTimeLayout  = time.RFC3339
 	criticalPriority      = 2000000000 // system-cluster-critical and above
 	minGraceSeconds       = 1          // a clamped grace never goes below this; 0 would force-delete
@@ -67,6 +74,15 @@ type Config struct {
 	DeadlineDelete bool
 	// StuckAfter: see DefaultStuckAfter.
 	StuckAfter time.Duration
+	// NoticePeriod: pods annotated AnnotationNotice "true" are evicted
+	// this long after their warning, or as late as their grace still fits
+	// before the deadline when that is sooner. Zero: no notice.
+	NoticePeriod time.Duration
+	// Announce, when set, is called before the first eviction for each
+	// pod to be evicted (EventNotice, Detail the Interruption in JSON),
+	// concurrently with the annotation's write; the eviction waits for it,
+	// so it must bound its own time.
+	Announce func(context.Context, Event)
 	// OnEvent, when set, observes what a Run does as it happens. Calls are
 	// serialised and must return quickly.
 	OnEvent func(Event)
@@ -159,6 +175,7 @@ const (
 	EventGone     EventType = "gone"     // an evicted or terminating pod left the node
 	EventFailed   EventType = "failed"   // an eviction refused for good
 	EventDeleted  EventType = "deleted"  // deleted at the deadline past a disruption budget
+	EventNotice   EventType = "notice"   // warned before its eviction (Config.Announce only)
 )
 
 // Event is one step of a Run, for timelines and Kubernetes events.

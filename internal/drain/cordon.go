@@ -38,37 +38,39 @@ type patchSpec struct {
 }
 
 // cordon makes the node unschedulable, tainted, labelled and annotated in
-// one patch, and sends nothing when the node already is. A missing node is
-// an error for which apierrors.IsNotFound holds.
-func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) error {
+// one patch, and sends nothing when the node already is. It returns the
+// drain report the node kept. A missing node is an error for which
+// apierrors.IsNotFound holds.
+func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) (Summary, error) {
 	for attempt := 1; ; attempt++ {
 		node, err := d.client.CoreV1().Nodes().Get(ctx, req.Node, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("getting node: %w", err)
+			return Summary{}, fmt.Errorf("getting node: %w", err)
 		}
+		prev, _ := ReadSummary(node)
 		p, changed := cordonPatch(node, req, d.cfg, d.now())
 		if len(changed) == 0 {
 			log.Info("node already cordoned")
 			d.emit(Event{Type: EventCordoned, Node: req.Node, Detail: "unchanged", GraceSeconds: -1})
-			return nil
+			return prev, nil
 		}
 		body, err := json.Marshal(p)
 		if err != nil {
-			return fmt.Errorf("encoding node patch: %w", err)
+			return prev, fmt.Errorf("encoding node patch: %w", err)
 		}
 		_, err = d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, body, metav1.PatchOptions{})
 		if err == nil {
 			log.Info("node cordoned", slog.Any("changed", changed), slog.String("taint_effect", d.cfg.TaintEffect))
 			d.emit(Event{Type: EventCordoned, Node: req.Node, GraceSeconds: -1})
-			return nil
+			return prev, nil
 		}
 		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
-			return fmt.Errorf("patching node: %w", err)
+			return prev, fmt.Errorf("patching node: %w", err)
 		}
 		log.Debug("node changed while cordoning; retrying", slog.Int("attempt", attempt))
 		// The kubelet and controllers update nodes often: let them finish.
 		if !d.sleep(ctx, backoff(attempt-1, d.cfg.BackoffInitial, d.cfg.BackoffMax, rand.Float64)) {
-			return fmt.Errorf("patching node: %w", ctx.Err())
+			return prev, fmt.Errorf("patching node: %w", ctx.Err())
 		}
 	}
 }
@@ -100,9 +102,16 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	if req.EventID != "" {
 		want[AnnotationEventID] = req.EventID
 	}
-	if !req.Deadline.IsZero() && !laterForSameEvent(node, req) {
-		want[AnnotationDeadline] = req.Deadline.UTC().Format(annotationTimeLayout)
+	deadline := req.Deadline
+	if !deadline.IsZero() && laterForSameEvent(node, req) {
+		deadline, _ = time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
+	} else if !deadline.IsZero() {
+		want[AnnotationDeadline] = deadline.UTC().Format(annotationTimeLayout)
 	}
+	if newerThreat(node, req.EventTime) {
+		want[AnnotationThreatTime] = req.EventTime.UTC().Format(time.RFC3339Nano)
+	}
+	want[AnnotationInterruption] = interruptionOf(req, deadline).encode()
 	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
 		want[AnnotationFirstSeen] = now.UTC().Format(annotationTimeLayout)
 	}
@@ -129,6 +138,16 @@ func laterForSameEvent(node *corev1.Node, req Request) bool {
 	}
 	cur, err := time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
 	return err == nil && !req.Deadline.Truncate(time.Second).Before(cur)
+}
+
+// newerThreat reports whether t is later than the threat time the node
+// records (or it records none): only the newest threat's time is kept.
+func newerThreat(node *corev1.Node, t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	cur, err := time.Parse(time.RFC3339Nano, node.Annotations[AnnotationThreatTime])
+	return err != nil || t.After(cur)
 }
 
 // withTaint returns taints with exactly one taint under TaintKey, carrying

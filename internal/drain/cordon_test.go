@@ -25,10 +25,11 @@ func TestCordonPatch(t *testing.T) {
 			Name: "n1", ResourceVersion: "7",
 			Labels: map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 			Annotations: map[string]string{
-				AnnotationEventID:   "ev-1",
-				AnnotationKind:      "spot-interruption",
-				AnnotationDeadline:  "2026-11-22T12:02:00Z",
-				AnnotationFirstSeen: "2026-11-22T11:00:00Z",
+				AnnotationEventID:      "ev-1",
+				AnnotationKind:         "spot-interruption",
+				AnnotationDeadline:     "2026-11-22T12:02:00Z",
+				AnnotationFirstSeen:    "2026-11-22T11:00:00Z",
+				AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:02:00Z","eventId":"ev-1"}`,
 			},
 		},
 		Spec: corev1.NodeSpec{
@@ -62,7 +63,8 @@ func TestCordonPatch(t *testing.T) {
 					Annotations: map[string]string{
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
-						AnnotationRestore: `{"unschedulable":true,"label":true}`,
+						AnnotationRestore:      `{"unschedulable":true,"label":true}`,
+						AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:02:00Z","eventId":"ev-1"}`,
 					},
 				},
 				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
@@ -77,6 +79,7 @@ func TestCordonPatch(t *testing.T) {
 			wantPatch: nodePatch{
 				Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
 					AnnotationEventID: "ev-2", AnnotationKind: "rebalance-recommendation",
+					AnnotationInterruption: `{"kind":"rebalance-recommendation","eventId":"ev-2"}`,
 				}},
 				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{
 					other, {Key: TaintKey, Value: "rebalance-recommendation", Effect: corev1.TaintEffectNoSchedule},
@@ -95,7 +98,8 @@ func TestCordonPatch(t *testing.T) {
 			req:         func(r *Request) { r.Deadline = deadline.Add(-30 * time.Second) },
 			wantChanged: []string{"annotations"},
 			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
-				AnnotationDeadline: "2026-11-22T12:01:30Z",
+				AnnotationDeadline:     "2026-11-22T12:01:30Z",
+				AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:01:30Z","eventId":"ev-1"}`,
 			}}},
 		},
 		{
@@ -143,7 +147,8 @@ func TestCordonPatch(t *testing.T) {
 					Annotations: map[string]string{
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
-						AnnotationRestore: `{"unschedulable":false,"label":true,"labelPrevious":"false"}`,
+						AnnotationRestore:      `{"unschedulable":false,"label":true,"labelPrevious":"false"}`,
+						AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:02:00Z","eventId":"ev-1"}`,
 					},
 				},
 				Spec: &patchSpec{Unschedulable: true, Taints: []corev1.Taint{

@@ -27,6 +27,10 @@ type Request struct {
 	// periods are clamped so pods finish before it.
 	Deadline time.Time
 	Evict    bool
+	// EventTime is when AWS announced the newest threat behind the
+	// request; zero when unknown. It is kept on the node (see
+	// AnnotationThreatTime) so an older restore cannot undo the hold.
+	EventTime time.Time
 }
 
 func (r Request) validate() error {
@@ -63,7 +67,13 @@ type Report struct {
 	FinishedGrants []string `json:"finished_grants,omitempty"`
 	// Stuck: terminating for longer than their grace plus
 	// Config.StuckAfter (a finalizer, a dead kubelet); not waited for.
-	Stuck   []string      `json:"stuck,omitempty"`
+	Stuck []string `json:"stuck,omitempty"`
+	// Protected: karpenter.sh/do-not-disrupt pods still held, with no
+	// deadline yet to delete them by (AnnotationDoNotDisrupt).
+	Protected []string `json:"protected,omitempty"`
+	// Blocks: every pod a disruption budget refused in this Run, with the
+	// budget and the refusals.
+	Blocks  []Block       `json:"blocks,omitempty"`
 	Skipped []Skipped     `json:"skipped,omitempty"`
 	Elapsed time.Duration `json:"elapsed"`
 	// Done is true when the node is cordoned and, for an evicting request,
@@ -108,7 +118,8 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 		return rep, err
 	}
 	log := d.log.With(slog.String("node", req.Node), slog.String("event_id", req.EventID))
-	if err := d.cordon(ctx, req, log); err != nil {
+	prev, err := d.cordon(ctx, req, log)
+	if err != nil {
 		return rep, fmt.Errorf("cordoning %s: %w", req.Node, err)
 	}
 	if !req.Evict {
@@ -123,17 +134,11 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	r.drain(ctx)
 	rep = r.report()
 	rep.Elapsed = d.now().Sub(start)
-	log.Info("drain stopped",
-		slog.Bool("done", rep.Done),
-		slog.Int("evicted", len(rep.Evicted)),
-		slog.Int("blocked_by_pdb", len(rep.BlockedByPDB)),
-		slog.Int("terminating", len(rep.Terminating)),
-		slog.Int("pending", len(rep.Pending)),
-		slog.Int("failed", len(rep.Failed)),
-		slog.Int("deleted_at_deadline", len(rep.DeletedAtDeadline)),
-		slog.Int("finished_grants", len(rep.FinishedGrants)),
-		slog.Int("stuck", len(rep.Stuck)),
-		slog.Int("skipped", len(rep.Skipped)),
-		slog.Int64("elapsed_ms", rep.Elapsed.Milliseconds()))
+	s, err := d.writeSummary(ctx, req, rep, prev, len(r.targets) > 0)
+	if err != nil {
+		log.Warn("drain report not kept on the node", slog.String("error", err.Error()))
+	}
+	// One line says it all: the summary as kept on the node.
+	log.Info("drain stopped", slog.Bool("done", rep.Done), slog.Any("report", s))
 	return rep, nil
 }

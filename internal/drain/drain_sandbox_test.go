@@ -64,6 +64,9 @@ func newScene(t *testing.T, cfg drain.Config) (*scene, *drain.Drainer) {
 	}
 	s.client = env.Client
 	cfg.OnEvent = s.events.add
+	if announce := cfg.Announce; announce != nil {
+		cfg.Announce = func(ctx context.Context, e drain.Event) { s.events.add(e); announce(ctx, e) }
+	}
 	var log *slog.Logger
 	if testing.Verbose() {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -98,11 +101,12 @@ func (l *eventLog) onEvent(f func(drain.Event)) {
 	l.on = f
 }
 
-// index returns the position of the first event of type typ for pod, or -1.
+// index returns the position of the first event of type typ for pod (any
+// pod when empty), or -1.
 func (l *eventLog) index(typ drain.EventType, pod string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.IndexFunc(l.events, func(e drain.Event) bool { return e.Type == typ && e.Pod == pod })
+	return slices.IndexFunc(l.events, func(e drain.Event) bool { return e.Type == typ && (pod == "" || e.Pod == pod) })
 }
 
 func (s *scene) key(pod string) string { return s.env.Namespace + "/" + pod }

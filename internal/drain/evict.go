@@ -121,6 +121,10 @@ func (r *run) evict(t *target) {
 	// refusal (in this Run, or after an error) may follow a grant whose
 	// deletion was cut short; later ones are not checked again.
 	refused := false
+	r.announce(t)
+	if !r.awaitNotice(t) {
+		return
+	}
 	for attempt := 0; ; attempt++ {
 		if r.left(t) {
 			r.settle(t, stateGone, "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,17 +40,20 @@ func (r *run) granted(ctx context.Context, t *target) (bool, error) {
 		return false, fmt.Errorf("listing disruption budgets: %w", err)
 	}
 	var at time.Time
-	n := 0
+	var names []string
 	for i := range list.Items {
 		b := &list.Items[i]
 		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 		if err != nil || !sel.Matches(labels.Set(t.labels)) {
 			continue
 		}
-		n++
+		names = append(names, b.Name)
 		at = b.Status.DisruptedPods[t.name].Time
 	}
-	return n == 1 && grantedTo(at, t.created, r.d.now()), nil
+	r.mu.Lock()
+	t.budget = strings.Join(names, ",") // for the report
+	r.mu.Unlock()
+	return len(names) == 1 && grantedTo(at, t.created, r.d.now()), nil
 }
 
 // finishGranted follows a budget's refusal to evict t (err): when the

@@ -303,3 +303,28 @@ func TestGrantedTo(t *testing.T) {
 		}
 	}
 }
+
+func TestNoticeEnd(t *testing.T) {
+	now := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		period   time.Duration
+		deadline time.Time
+		grace    int64
+		want     time.Time
+	}{
+		{"off", 0, time.Time{}, 30, time.Time{}},
+		{"no deadline: the whole period", time.Minute, time.Time{}, 30, now.Add(time.Minute)},
+		{"far deadline: the whole period", time.Minute, now.Add(time.Hour), 30, now.Add(time.Minute)},
+		// Spot: 120 s left, 30 s grace, 5 s margin: evicted by 85 s.
+		{"bounded by the deadline less grace and margin", 5 * time.Minute, now.Add(2 * time.Minute), 30, now.Add(85 * time.Second)},
+		{"no room left: at once", time.Minute, now.Add(20 * time.Second), 30, time.Time{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noticeEnd(now, tt.period, tt.deadline, tt.grace, 5*time.Second); !got.Equal(tt.want) {
+				t.Errorf("noticeEnd = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -26,13 +26,26 @@ type target struct {
 	// evicted again with the clamped grace (the API skips budgets for
 	// terminating pods and only ever shortens a grace).
 	shorten bool
+	// annotation: the pod's AnnotationInterruption when listed;
+	// wantsNotice: it asked for a notice period (AnnotationNotice).
+	annotation  string
+	wantsNotice bool
+	noticeOnce  sync.Once
+	evictAt     time.Time // set by announce: not evicted before
+	// protectedUntil: karpenter.sh/do-not-disrupt's end (zero: for ever)
+	// when protected is set at admission.
+	protectedUntil time.Time
 
 	// Guarded by run.mu.
-	state  state
-	detail string        // last refusal or error
-	ends   time.Time     // when its deletion grace runs out; zero until it terminates
-	gone   chan struct{} // closed when the pod leaves the node
-	isGone bool
+	budget                    string // the budget refusing it, found at its first refusal
+	refusedFirst, refusedLast time.Time
+	refusals                  int
+	protected                 bool // do-not-disrupt, still held (holdProtected)
+	state                     state
+	detail                    string        // last refusal or error
+	ends                      time.Time     // when its deletion grace runs out; zero until it terminates
+	gone                      chan struct{} // closed when the pod leaves the node
+	isGone                    bool
 }
 
 func newTarget(pod *corev1.Pod) *target {
@@ -50,6 +63,9 @@ func newTarget(pod *corev1.Pod) *target {
 		labels:   pod.Labels,
 		created:  pod.CreationTimestamp.Time,
 		gone:     make(chan struct{}),
+
+		annotation:  pod.Annotations[AnnotationInterruption],
+		wantsNotice: pod.Annotations[AnnotationNotice] == "true",
 	}
 	if ts := pod.DeletionTimestamp; ts != nil {
 		// The API sets it to the deletion time plus its grace.
@@ -100,6 +116,8 @@ func (r *run) admit(ctx context.Context, pod *corev1.Pod) bool {
 	if v.act == actWait {
 		t.state = stateWaiting
 		t.shorten = r.endsTooLate(t)
+	} else {
+		t.protected, t.protectedUntil = protection(pod, r.d.now())
 	}
 	switch {
 	case v.warn:
@@ -123,7 +141,15 @@ func (r *run) endsTooLate(t *target) bool {
 // launchLocked starts work on t when its wave has started, and queues it
 // otherwise. r.mu must be held.
 func (r *run) launchLocked(t *target) {
+	if t.protected && r.started[0] {
+		// Held from the first wave on, outside the waves' order.
+		r.wg.Go(func() { r.holdProtected(t) })
+		return
+	}
 	w := t.wave()
+	if t.protected {
+		w = 0
+	}
 	if !r.started[w] {
 		r.queued[w] = append(r.queued[w], t)
 		return

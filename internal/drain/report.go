@@ -12,6 +12,10 @@ func (r *run) report() Report {
 	now := r.d.now()
 	rep := Report{Node: r.req.Node, Skipped: slices.Clone(r.skipped)}
 	for _, t := range r.targets {
+		if t.refusals > 0 {
+			rep.Blocks = append(rep.Blocks, Block{Pod: t.key, Budget: t.budget, First: t.refusedFirst, Last: t.refusedLast,
+				Refusals: t.refusals, Evicted: t.state != stateBlocked})
+		}
 		leaving := func() {
 			switch {
 			case t.isGone:
@@ -36,6 +40,8 @@ func (r *run) report() Report {
 			leaving()
 		case t.state == stateBlocked:
 			rep.BlockedByPDB = append(rep.BlockedByPDB, t.key)
+		case t.protected:
+			rep.Protected = append(rep.Protected, t.key)
 		case t.state == stateFailed:
 			rep.Failed = append(rep.Failed, Skipped{Pod: t.key, Reason: t.detail})
 		default:
@@ -44,12 +50,13 @@ func (r *run) report() Report {
 			rep.Pending = append(rep.Pending, t.key)
 		}
 	}
-	for _, l := range [][]string{rep.Evicted, rep.DeletedAtDeadline, rep.FinishedGrants, rep.Terminating, rep.Stuck, rep.BlockedByPDB, rep.Pending} {
+	for _, l := range [][]string{rep.Evicted, rep.DeletedAtDeadline, rep.FinishedGrants, rep.Terminating, rep.Stuck, rep.BlockedByPDB, rep.Pending, rep.Protected} {
 		slices.Sort(l)
 	}
 	bySkippedPod := func(a, b Skipped) int { return cmp.Compare(a.Pod, b.Pod) }
 	slices.SortFunc(rep.Failed, bySkippedPod)
 	slices.SortFunc(rep.Skipped, bySkippedPod)
-	rep.Done = len(rep.Terminating)+len(rep.BlockedByPDB)+len(rep.Pending)+len(rep.Failed) == 0
+	slices.SortFunc(rep.Blocks, func(a, b Block) int { return cmp.Compare(a.Pod, b.Pod) })
+	rep.Done = len(rep.Terminating)+len(rep.BlockedByPDB)+len(rep.Pending)+len(rep.Failed)+len(rep.Protected) == 0
 	return rep
 }

@@ -20,7 +20,9 @@ const (
 	// KarpenterDisruptedTaint is on nodes Karpenter is disrupting: never
 	// give such a node back.
 	KarpenterDisruptedTaint = "karpenter.sh/disrupted"
-	annotationPrefix        = "drainpipe.dev/"
+	// KarpenterDisruptionTaintV0 is the same mark before Karpenter v1.
+	KarpenterDisruptionTaintV0 = "karpenter.sh/disruption"
+	annotationPrefix           = "drainpipe.dev/"
 )
 
 // restoreRecord is what Drainpipe's first cordon of a node changed, kept in
@@ -71,16 +73,19 @@ func recordRestore(node *corev1.Node, cfg Config, p *nodePatch, changed []string
 // Marks is what Drainpipe holds a node out of service with, read from the
 // node: for `drainpipe nodes` and to decide whether to give it back.
 type Marks struct {
-	Node      string `json:"node"`
-	Kind      string `json:"kind,omitempty"`
-	EventID   string `json:"eventId,omitempty"`
-	Deadline  string `json:"deadline,omitempty"`
-	Since     string `json:"since,omitempty"`
-	Cordoned  bool   `json:"cordoned"`     // Drainpipe made it unschedulable
-	Tainted   bool   `json:"tainted"`      // Drainpipe's taint is on it
-	OutOfSvc  bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
-	Karpenter bool   `json:"karpenterDisrupting,omitempty"`
-	record    *restoreRecord
+	Node     string `json:"node"`
+	Kind     string `json:"kind,omitempty"`
+	EventID  string `json:"eventId,omitempty"`
+	Deadline string `json:"deadline,omitempty"`
+	Since    string `json:"since,omitempty"`
+	// ThreatTime is the event time of the newest threat the node was
+	// taken for (AnnotationThreatTime).
+	ThreatTime string `json:"threatTime,omitempty"`
+	Cordoned   bool   `json:"cordoned"`     // Drainpipe made it unschedulable
+	Tainted    bool   `json:"tainted"`      // Drainpipe's taint is on it
+	OutOfSvc   bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
+	Karpenter  bool   `json:"karpenterDisrupting,omitempty"`
+	record     *restoreRecord
 }
 
 // Held reports whether Drainpipe holds anything on the node.
@@ -92,7 +97,7 @@ func (m Marks) Held() bool {
 func ReadMarks(node *corev1.Node) Marks {
 	a := node.Annotations
 	m := Marks{Node: node.Name, Kind: a[AnnotationKind], EventID: a[AnnotationEventID], Deadline: a[AnnotationDeadline],
-		Since: a[AnnotationFirstSeen]}
+		Since: a[AnnotationFirstSeen], ThreatTime: a[AnnotationThreatTime]}
 	if raw, ok := a[AnnotationRestore]; ok {
 		var r restoreRecord
 		if json.Unmarshal([]byte(raw), &r) == nil {
@@ -106,7 +111,7 @@ func ReadMarks(node *corev1.Node) Marks {
 			m.Tainted = true
 		case t.Key == OutOfServiceTaintKey && a[AnnotationOutOfService] == "true":
 			m.OutOfSvc = true
-		case t.Key == KarpenterDisruptedTaint:
+		case t.Key == KarpenterDisruptedTaint || t.Key == KarpenterDisruptionTaintV0:
 			m.Karpenter = true
 		}
 	}

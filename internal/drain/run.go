@@ -106,6 +106,7 @@ func (r *run) drain(ctx context.Context) {
 		r.watch(watchCtx)
 	}()
 
+	r.announceAll()
 	r.mu.Lock()
 	r.startWaveLocked(0)
 	r.mu.Unlock()
@@ -182,7 +183,7 @@ func (r *run) waitWave() bool {
 	defer cancel()
 	r.waitFor(wctx, func(now time.Time) (bool, time.Time) {
 		return r.all(now, func(t *target) bool {
-			return t.critical || t.state == stateBlocked || r.settled(t, now)
+			return t.critical || t.protected || t.state == stateBlocked || r.settled(t, now)
 		})
 	})
 	return r.stop.Err() == nil

@@ -38,6 +38,7 @@ func (r *run) settleOutcome(t *target, out outcome, err error, gs int64, attempt
 		r.settle(t, stateWaiting, "")
 		return true
 	case outBlocked:
+		r.refused(t)
 		if r.settle(t, stateBlocked, err.Error()) {
 			log.Info("eviction blocked by disruption budget; retrying", slog.String("error", err.Error()))
 			ev.Type, ev.Detail = EventBlocked, err.Error()

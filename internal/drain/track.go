@@ -52,3 +52,15 @@ func (r *run) note(t *target, detail string) {
 	defer r.mu.Unlock()
 	t.detail = detail
 }
+
+// refused counts a budget's refusal of t.
+func (r *run) refused(t *target) {
+	now := r.d.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.refusals == 0 {
+		t.refusedFirst = now
+	}
+	t.refusedLast = now
+	t.refusals++
+}

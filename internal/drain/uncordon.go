@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +27,10 @@ type Match struct {
 	// another kind or event) loses Drainpipe's out-of-service taint, which
 	// would otherwise evict everything from its live kubelet.
 	Running bool
+	// RestoreTime, when set, is the event time of the restore asking for
+	// the give-back: a node taken for a threat announced at or after it
+	// stays held (the restore was overtaken on its way).
+	RestoreTime time.Time
 }
 
 // Given says what Uncordon did.
@@ -110,7 +115,18 @@ func leave(node *corev1.Node, m Marks, match Match) string {
 	case match.EventID != "" && m.EventID != match.EventID:
 		return fmt.Sprintf("node is held for event %s, not %s", orNone(m.EventID), match.EventID)
 	}
-	return ""
+	return overtaken(m, match.RestoreTime)
+}
+
+// overtaken says why a restore dated at is older than the threat the node
+// is held for; empty when it is newer, or either time is unknown.
+func overtaken(m Marks, at time.Time) string {
+	threat, err := time.Parse(time.RFC3339Nano, m.ThreatTime)
+	if at.IsZero() || err != nil || at.After(threat) {
+		return ""
+	}
+	return fmt.Sprintf("overtaken: the restore's event time %s is not after that of the threat the node is held for (%s, %s)",
+		at.UTC().Format(time.RFC3339Nano), orNone(m.Kind), m.ThreatTime)
 }
 
 func orNone(s string) string {

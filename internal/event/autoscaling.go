@@ -21,6 +21,8 @@ type lifecycleFields struct {
 	LifecycleHookName    string `json:"LifecycleHookName"`
 	EC2InstanceID        string `json:"EC2InstanceId"`
 	LifecycleTransition  string `json:"LifecycleTransition"`
+	Origin               string `json:"Origin"`
+	Destination          string `json:"Destination"`
 }
 
 // notification is a message Auto Scaling sends to an SQS queue or SNS
@@ -49,18 +51,24 @@ func (f lifecycleFields) check() (*Lifecycle, error) {
 		return nil, err
 	}
 	return &Lifecycle{
-		ASG:        f.AutoScalingGroupName,
-		Hook:       f.LifecycleHookName,
-		Token:      f.LifecycleActionToken,
-		Transition: f.LifecycleTransition,
-		InstanceID: f.EC2InstanceID,
+		ASG:         f.AutoScalingGroupName,
+		Hook:        f.LifecycleHookName,
+		Token:       f.LifecycleActionToken,
+		Transition:  f.LifecycleTransition,
+		InstanceID:  f.EC2InstanceID,
+		Origin:      clip(f.Origin),
+		Destination: clip(f.Destination),
 	}, nil
 }
 
 func lifecycleInterruption(lc *Lifecycle, id, account, region string, t time.Time) Interruption {
 	if lc.Transition == TransitionLaunching {
+		summary := "Auto Scaling launch lifecycle action"
+		if lc.ToWarmPool() {
+			summary += " into the warm pool (completed at once: no node to wait for)"
+		}
 		return Interruption{Kind: KindASGLaunchLifecycle, Instances: []string{lc.InstanceID}, EventID: id, Time: t,
-			Account: account, Region: region, Lifecycle: lc, Summary: "Auto Scaling launch lifecycle action"}
+			Account: account, Region: region, Lifecycle: lc, Summary: summary}
 	}
 	return Interruption{
 		Kind:      KindASGLifecycle,

@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"time"
 )
@@ -49,9 +50,14 @@ func parseBlockExpiry(h header, raw json.RawMessage) (Parsed, error) {
 	in.Deadline = h.time.Add(blockNotice)
 	in.Summary = "capacity block " + d.ReservationID + " expires"
 	if d.EndDate != "" {
+		// An end date in a form not known here must not cost the whole
+		// notice: the documented lead (terminations begin ten minutes
+		// after the warning) stands in for it.
 		end, err := parseTime("capacity block end date", d.EndDate)
 		if err != nil {
-			return Parsed{}, err
+			in.Summary += fmt.Sprintf(" (end date %q unreadable: terminations taken to begin %s after the warning)",
+				clip(d.EndDate), blockNotice)
+			return act(in)
 		}
 		in.Deadline = end.Add(-BlockTerminationLead)
 		in.Summary += " " + end.Format(time.RFC3339)

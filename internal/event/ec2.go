@@ -8,6 +8,19 @@ import (
 // SpotNotice is how long before the interruption AWS sends the warning.
 const SpotNotice = 2 * time.Minute
 
+// ShutdownNotice is the deadline of a stopping or shutting-down instance,
+// counted from the state change: its OS is already shutting down, and AWS
+// gives no figure beyond "a graceful OS shutdown" (none at all with
+// skipOsShutdown). Drainpipe takes the shortest notice AWS gives for any
+// instance it takes away, the Spot warning's two minutes, which also
+// outlasts systemd's default 90 s stop timeout that bounds a clean
+// shutdown. stopped and terminated have no deadline: the instance is
+// already gone (the pipeline's StoppedWait applies).
+const ShutdownNotice = SpotNotice
+
+// shuttingDown are the states of an instance whose OS is going down.
+var shuttingDown = map[string]bool{"stopping": true, "shutting-down": true}
+
 // ec2Detail is the detail of the EC2 events: spot interruption warning,
 // rebalance recommendation and state-change notification.
 type ec2Detail struct {
@@ -82,5 +95,8 @@ func parseStateChange(h header, raw json.RawMessage) (Parsed, error) {
 	in := h.interruption(KindStateChange, d.InstanceID)
 	in.State = d.State
 	in.Summary = "instance state " + d.State
+	if shuttingDown[d.State] {
+		in.Deadline = h.time.Add(ShutdownNotice)
+	}
 	return act(in)
 }

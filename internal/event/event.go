@@ -5,6 +5,7 @@ package event
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -44,7 +45,27 @@ type Lifecycle struct {
 	Token      string `json:"token"`
 	Transition string `json:"-"`
 	InstanceID string `json:"-"`
+	// Origin and Destination are where an instance of a group with a warm
+	// pool comes from and goes to: EC2, AutoScalingGroup or WarmPool
+	// (empty without a warm pool).
+	Origin      string `json:"-"`
+	Destination string `json:"-"`
 }
+
+// WarmPool is Auto Scaling's name for a group's warm pool in a lifecycle
+// action's Origin and Destination.
+const WarmPool = "WarmPool"
+
+// ToWarmPool reports an action that puts the instance in the group's warm
+// pool (launched into it, or scaled in to it): no node serves from it.
+func (l Lifecycle) ToWarmPool() bool { return inWarmPool(l.Destination) }
+
+// FromWarmPool reports an action for an instance that is in the warm pool.
+func (l Lifecycle) FromWarmPool() bool { return inWarmPool(l.Origin) }
+
+// inWarmPool reads WarmPool, and the Warmed:* lifecycle states some tools
+// report in its place.
+func inWarmPool(s string) bool { return s == WarmPool || strings.HasPrefix(s, "Warmed") }
 
 // LogValue keeps the action token out of logs: whoever holds it can
 // complete the action.
@@ -81,8 +102,8 @@ type Interruption struct {
 	// what it took from the node instead of taking more.
 	Restore bool
 	// CordonOnly, when set, says why this notice warrants at most a cordon
-	// whatever the policy (an AWS Health code that does not stop, reboot or
-	// retire the instance).
+	// whatever the policy (an AWS Health code that only costs the instance its
+	// network connectivity for a while).
 	CordonOnly string
 	// Rule is the EventBridge rule that sent a KindSweep; empty for
 	// other kinds.

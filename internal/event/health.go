@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,17 +24,17 @@ type healthDetail struct {
 // anything: cleared, cancelled or completed.
 const healthStatusClosed = "closed"
 
-// HealthActedCodes are the EC2 scheduled-change codes that stop, reboot or
-// retire the instance itself (EC2's scheduled event codes instance-stop,
-// instance-retirement, instance-reboot and system-reboot). Any other
-// scheduledChange code (system maintenance, network maintenance, dedicated
-// host events, ...) may leave the instance running: it is cordoned at most.
-var HealthActedCodes = []string{
-	"AWS_EC2_INSTANCE_STOP_SCHEDULED",
-	"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
-	"AWS_EC2_PERSISTENT_INSTANCE_RETIREMENT_SCHEDULED",
-	"AWS_EC2_INSTANCE_REBOOT_MAINTENANCE_SCHEDULED",
-	"AWS_EC2_SYSTEM_REBOOT_MAINTENANCE_SCHEDULED",
+// HealthConnectivityOnlyCodes are the EC2 scheduled-change codes that
+// leave the instance running: AWS documents network maintenance as a brief
+// loss of network connectivity, restored when the maintenance ends, with
+// no stop, reboot or retirement. They are cordoned at most. Every other
+// EC2 scheduledChange (retirement, expedited retirement, termination,
+// stop, reboot, power maintenance: "unavailable for a brief period of time
+// and then rebooted") takes the instance away and gets the configured
+// action, as aws-node-termination-handler and Karpenter act on every one.
+var HealthConnectivityOnlyCodes = []string{
+	"AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED",
+	"AWS_EC2_DEDICATED_HOST_NETWORK_MAINTENANCE_SCHEDULED",
 }
 
 // healthToEC2 maps an AWS Health scheduled-change code to the code of the
@@ -87,13 +88,14 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	case d.StatusCode == healthStatusClosed:
 		in.Restore = true
 		in.Summary = "AWS Health notice closed " + code + ": nodes cordoned for it come back"
-	case !isActedCode(d.EventTypeCode):
+	case isConnectivityOnly(d.EventTypeCode):
 		start, err := parseTime("scheduled start time", d.StartTime)
 		if err != nil {
 			return Parsed{}, err
 		}
 		in.Deadline = start
-		in.CordonOnly = fmt.Sprintf("AWS Health code %q does not stop, reboot or retire the instance", code)
+		in.CordonOnly = fmt.Sprintf("AWS Health code %q costs the instance its network connectivity for a while, "+
+			"not the instance", code)
 		in.Summary = "AWS Health scheduled change " + code + " (cordon at most: " + in.CordonOnly + ")"
 	default:
 		start, err := parseTime("scheduled start time", d.StartTime)
@@ -109,13 +111,8 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	return act(in)
 }
 
-func isActedCode(code string) bool {
-	for _, c := range HealthActedCodes {
-		if c == code {
-			return true
-		}
-	}
-	return false
+func isConnectivityOnly(code string) bool {
+	return slices.Contains(HealthConnectivityOnlyCodes, code)
 }
 
 // healthInstances reads the instance IDs of a notice from its affected

@@ -58,10 +58,15 @@ func TestParseTestdata(t *testing.T) {
 	twoOfThree.Summary += `; 2 malformed entities skipped (first: entity 2 is not an object with a string entityValue)`
 	maintenance := retirement
 	maintenance.Instances = []string{"i-0aaaa1111bbbb2222"}
-	maintenance.ScheduledCode = "system-maintenance"
-	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED/AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED_XYZ789"
-	maintenance.CordonOnly = `AWS Health code "AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED" does not stop, reboot or retire the instance`
-	maintenance.Summary = "AWS Health scheduled change AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
+	maintenance.ScheduledCode = "" // not an EC2 scheduled event code
+	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED_XYZ789"
+	maintenance.CordonOnly = `AWS Health code "AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED" costs the instance its network connectivity for a while, not the instance`
+	maintenance.Summary = "AWS Health scheduled change AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
+	// Power maintenance reboots the instance: the configured action.
+	power := maintenance
+	power.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED/AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED_PWR123"
+	power.CordonOnly = ""
+	power.Summary = "AWS Health scheduled change AWS_EC2_INSTANCE_POWER_MAINTENANCE_SCHEDULED"
 	directHook := Interruption{
 		Kind: KindASGLifecycle, Instances: []string{"i-0598c7d356eba48d7"},
 		EventID: "1ab3c5d7-2e4f-4a6b-8c0d-1e2f3a4b5c6d",
@@ -69,6 +74,7 @@ func TestParseTestdata(t *testing.T) {
 		Lifecycle: &Lifecycle{
 			ASG: "my-asg", Hook: "my-termination-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE",
 			Transition: TransitionTerminating, InstanceID: "i-0598c7d356eba48d7",
+			Origin: "AutoScalingGroup", Destination: "EC2",
 		},
 		Summary: "Auto Scaling terminate lifecycle action",
 	}
@@ -89,6 +95,7 @@ func TestParseTestdata(t *testing.T) {
 			Kind: KindStateChange, Instances: []string{"i-0abcd1111abcd1111"},
 			EventID: "7bf73129-1428-4cd3-a780-95db273d1602", Time: mustTime(t, "2026-11-20T10:05:54Z"),
 			Account: "123456789012", Region: "us-east-1", State: "stopping", Summary: "instance state stopping",
+			Deadline: mustTime(t, "2026-11-20T10:07:54Z"),
 		}}},
 		{file: "eventbridge-state-change-pending.json", want: []Interruption{{
 			Kind: KindStateChange, Instances: []string{"i-abcd1111"},
@@ -134,7 +141,8 @@ func TestParseTestdata(t *testing.T) {
 		{file: "eventbridge-health-resources-only.json", want: []Interruption{retirement}},
 		{file: "eventbridge-health-closed.json", want: []Interruption{closed}},
 		{file: "eventbridge-health-one-bad-entity.json", want: []Interruption{twoOfThree}},
-		{file: "eventbridge-health-system-maintenance.json", want: []Interruption{maintenance}},
+		{file: "eventbridge-health-network-maintenance.json", want: []Interruption{maintenance}},
+		{file: "eventbridge-health-power-maintenance.json", want: []Interruption{power}},
 		{file: "eventbridge-health-issue.json", wantIgnore: `category "issue"`},
 		{file: "eventbridge-asg-terminate-lifecycle.json", want: []Interruption{{
 			Kind: KindASGLifecycle, Instances: []string{"i-0fedcba9876543210"},
@@ -156,6 +164,17 @@ func TestParseTestdata(t *testing.T) {
 			},
 			Summary: "Auto Scaling launch lifecycle action",
 		}}},
+		// AWS's warm-pool example: a new instance launched into the pool.
+		{file: "eventbridge-asg-launch-warm-pool.json", want: []Interruption{{
+			Kind: KindASGLaunchLifecycle, Instances: []string{"i-1234567890abcdef0"},
+			EventID: "12345678-1234-1234-1234-123456789012", Time: mustTime(t, "2026-11-20T00:12:37.214Z"),
+			Account: "123456789012", Region: "us-west-2",
+			Lifecycle: &Lifecycle{
+				ASG: "my-asg", Hook: "my-launch-lifecycle-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE",
+				Transition: TransitionLaunching, InstanceID: "i-1234567890abcdef0", Origin: "EC2", Destination: "WarmPool",
+			},
+			Summary: "Auto Scaling launch lifecycle action into the warm pool (completed at once: no node to wait for)",
+		}}},
 		{file: "asg-lifecycle-launching.json", want: []Interruption{{
 			Kind: KindASGLaunchLifecycle, Instances: []string{"i-0598c7d356eba48d8"},
 			EventID: "3cd5e7f9-4a6b-4c8d-8e0f-2a3b4c5d6e7f", Time: mustTime(t, "2026-11-20T10:12:16.524Z"),
@@ -163,6 +182,7 @@ func TestParseTestdata(t *testing.T) {
 			Lifecycle: &Lifecycle{
 				ASG: "my-asg", Hook: "my-launch-hook", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLF",
 				Transition: TransitionLaunching, InstanceID: "i-0598c7d356eba48d8",
+				Origin: "EC2", Destination: "AutoScalingGroup",
 			},
 			Summary: "Auto Scaling launch lifecycle action",
 		}}},

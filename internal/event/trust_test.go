@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// TestEventIDForm: an event id is EventBridge's (and Auto Scaling's
-// RequestId) UUID form; anything else is forged or garbage, and would
-// otherwise reach logs, Kubernetes events and the webhook verbatim.
+// TestEventIDForm: any id of sane length and characters is taken (AWS's
+// own documented samples use 121345678-1234-..., no UUID); one that could
+// smuggle markup or control characters into logs, Kubernetes events and
+// the webhook is rejected.
 func TestEventIDForm(t *testing.T) {
 	rebalance := func(id string) string {
 		return strings.Replace(eventBridge("EC2 Instance Rebalance Recommendation", "aws.ec2", `{"instance-id":"i-12345678"}`),
@@ -23,12 +24,16 @@ func TestEventIDForm(t *testing.T) {
 		ok         bool
 	}{
 		{"eventbridge uuid", rebalance("7bf73129-1428-4cd3-a780-95db273d1602"), true},
-		{"eventbridge free text", rebalance("e-1"), false},
+		{"AWS Health documented sample", rebalance("121345678-1234-1234-1234-123456789012"), true},
+		{"eventbridge free text", rebalance("e-1"), true},
+		{"eventbridge uppercase", rebalance("7BF73129-1428-4CD3-A780-95DB273D1602"), true},
 		{"eventbridge slack mention", rebalance("<!channel>"), false},
-		{"eventbridge uppercase", rebalance("7BF73129-1428-4CD3-A780-95DB273D1602"), false},
 		{"eventbridge uuid with suffix", rebalance("7bf73129-1428-4cd3-a780-95db273d1602&x"), false},
+		{"eventbridge newline", rebalance("a\nb"), false},
+		{"eventbridge too long", rebalance(strings.Repeat("a", 129)), false},
 		{"auto scaling uuid", hook("1ab3c5d7-2e4f-4a6b-8c0d-1e2f3a4b5c6d"), true},
-		{"auto scaling free text", hook("r-1"), false},
+		{"auto scaling free text", hook("r-1"), true},
+		{"auto scaling space", hook("r 1"), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tt.body))
@@ -149,6 +154,34 @@ func TestCheckNotFuture(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, ErrRejected) {
 			t.Errorf("event at %v: %v is not a rejection", tt.at, err)
+		}
+	}
+}
+
+// TestRegionsOfEveryPartition: the region forms of every partition (aws,
+// aws-cn, aws-us-gov, aws-iso*, aws-eusc) are taken, in events and in the
+// function's ARN; anything else is rejected.
+func TestRegionsOfEveryPartition(t *testing.T) {
+	for region, partition := range map[string]string{
+		"us-east-1": "aws", "cn-northwest-1": "aws-cn", "us-gov-west-1": "aws-us-gov", "us-iso-east-1": "aws-iso",
+		"us-isob-east-1": "aws-iso-b", "eu-isoe-west-1": "aws-iso-e", "us-isof-south-1": "aws-iso-f",
+		"eusc-de-east-1": "aws-eusc",
+	} {
+		t.Run(region, func(t *testing.T) {
+			body := strings.Replace(eventBridge("EC2 Instance Rebalance Recommendation", "aws.ec2", `{"instance-id":"i-12345678"}`),
+				`"region":"eu-west-1"`, `"region":`+quote(region), 1)
+			if _, err := Parse([]byte(body)); err != nil {
+				t.Errorf("Parse: %v, want accepted", err)
+			}
+			arn := "arn:" + partition + ":lambda:" + region + ":123456789012:function:drainpipe"
+			if o, err := OriginFromFunctionARN(arn); err != nil || o.Region != region {
+				t.Errorf("OriginFromFunctionARN(%s) = %+v, %v; want region %s", arn, o, err, region)
+			}
+		})
+	}
+	for _, region := range []string{"", "EU-WEST-1", "eu-west", "europe-de-east-1", "eu_west_1", "eu-west-1a"} {
+		if ValidRegion(region) {
+			t.Errorf("ValidRegion(%q) = true, want false", region)
 		}
 	}
 }

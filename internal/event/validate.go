@@ -10,13 +10,20 @@ import (
 var (
 	instanceIDPattern = regexp.MustCompile(`^i-[0-9a-f]{8}([0-9a-f]{9})?$`)
 	accountPattern    = regexp.MustCompile(`^[0-9]{12}$`)
-	regionPattern     = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+	// Regions of every partition: aws (us-east-1), aws-cn (cn-north-1),
+	// aws-us-gov (us-gov-west-1), aws-iso* (us-iso-east-1, us-isob-east-1,
+	// eu-isoe-west-1) and aws-eusc (eusc-de-east-1).
+	regionPattern = regexp.MustCompile(`^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$`)
 	// Auto Scaling's own constraints for hook names and action tokens.
 	hookPattern  = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
 	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9-]{36}$`)
-	// EventBridge event ids and Auto Scaling RequestIds are lowercase
-	// UUIDs; nothing else may reach logs, Kubernetes events or webhooks.
-	eventIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	// EventBridge event ids and Auto Scaling RequestIds are UUIDs, but
+	// AWS's own documented samples are not (121345678-1234-...): an id's
+	// form is no security boundary (source, account, region and the
+	// claims checked against EC2 are), so any id of sane length and
+	// characters is taken. Nothing else may reach logs, Kubernetes events
+	// or webhooks.
+	eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 )
 
 // ValidInstanceID reports whether id is an EC2 instance ID (i- and 8 or 17
@@ -40,8 +47,12 @@ func checkAccount(account string) error {
 	return nil
 }
 
+// ValidRegion reports whether r has the form of a region of any AWS
+// partition.
+func ValidRegion(r string) bool { return regionPattern.MatchString(r) }
+
 func checkRegion(region string) error {
-	if !regionPattern.MatchString(region) {
+	if !ValidRegion(region) {
 		return rejectf("malformed region %q", clip(region))
 	}
 	return nil

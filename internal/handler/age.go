@@ -13,10 +13,12 @@ import (
 // drain nodes long since replaced. A redelivery (receive count above 1)
 // resumes work already started, such as a drain a PDB blocks, and is never
 // aged out: acknowledging it would leave the node cordoned and skip the
-// dead-letter queue. maxAge 0 means no limit. The reason names the field
-// compared.
+// dead-letter queue. A restore never ages out: it only gives back what
+// Drainpipe took, and is checked against EC2's answer, so dropping a late
+// one would leave the node held for good. maxAge 0 means no limit. The
+// reason names the field compared.
 func Stale(in event.Interruption, receiveCount int, maxAge time.Duration, now time.Time) (string, bool) {
-	if maxAge <= 0 || receiveCount > 1 {
+	if maxAge <= 0 || receiveCount > 1 || in.Restore {
 		return "", false
 	}
 	field, ref := "time", in.Time

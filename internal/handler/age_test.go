@@ -53,10 +53,10 @@ func TestStaleOnlyOnFirstDelivery(t *testing.T) {
 				return
 			}
 			// The reason quotes the field compared: the Health event's start
-			// time (its deadline), the state change's event time.
+			// time (its deadline), the stopping instance's shutdown deadline.
 			for id, want := range map[string]string{
 				"health":   "deadline 2026-11-20T15:10:09Z",
-				"stopping": "time 2026-11-20T10:05:54Z",
+				"stopping": "deadline 2026-11-20T10:07:54Z",
 			} {
 				l := lines[id]
 				if l.Outcome != "ignored" || !strings.Contains(l.Reason, "stale") || !strings.Contains(l.Reason, want) {
@@ -77,6 +77,7 @@ func TestStaleRule(t *testing.T) {
 		maxAge        time.Duration
 		want          bool
 		wantInMessage string
+		restore       bool
 	}{
 		{name: "old time, first delivery", time: old, receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "time 2026-11-20T10:00:00Z"},
 		{name: "old time, redelivery", time: old, receiveCount: 3, maxAge: time.Hour},
@@ -84,9 +85,12 @@ func TestStaleRule(t *testing.T) {
 		{name: "fresh time, old deadline", time: fresh, dl: old, receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "deadline 2026-11-20T10:00:00Z"},
 		{name: "no age limit", time: old, receiveCount: 1},
 		{name: "no time at all", receiveCount: 1, maxAge: time.Hour},
+		// A restore is checked against EC2's answer, not its age: aging it
+		// out would leave the node held for good.
+		{name: "old restore, first delivery", time: old, restore: true, receiveCount: 1, maxAge: time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := event.Interruption{Kind: event.KindStateChange, Time: tc.time, Deadline: tc.dl}
+			in := event.Interruption{Kind: event.KindStateChange, Time: tc.time, Deadline: tc.dl, Restore: tc.restore}
 			reason, got := Stale(in, tc.receiveCount, tc.maxAge, now)
 			if got != tc.want || !strings.Contains(reason, tc.wantInMessage) {
 				t.Errorf("Stale = %q, %v; want %v with %q", reason, got, tc.want, tc.wantInMessage)

@@ -23,7 +23,7 @@ func TestPlanRestoreAndCordonOnly(t *testing.T) {
 	h := New(Options{Actor: actor, Policy: p, MaxEventAge: time.Hour, Now: func() time.Time { return now }})
 	_, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		msg("running", body(t, "eventbridge-state-change-running.json"), "1"),
-		msg("maintenance", body(t, "eventbridge-health-system-maintenance.json"), "1"),
+		msg("maintenance", body(t, "eventbridge-health-network-maintenance.json"), "1"),
 		msg("rebalance-held", body(t, "eventbridge-rebalance-recommendation.json"), "2"),
 	}})
 	if err != nil {

@@ -25,10 +25,14 @@ type batchPreparer interface {
 // tasks not finished by then are left unfinished in the results, and the
 // records behind them are retried.
 func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
-	actCtx, waitCtx := ctx, ctx
+	// The tasks' context ends when run returns, in every case: the actor
+	// keeps hooks its tasks left pending heartbeated until then.
+	actCtx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	waitCtx := ctx
 	if deadline, ok := ctx.Deadline(); ok && h.opts.DeadlineReserve > 0 {
 		var cancelAct, cancelWait context.CancelFunc
-		actCtx, cancelAct = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve))
+		actCtx, cancelAct = context.WithDeadline(actCtx, deadline.Add(-h.opts.DeadlineReserve))
 		waitCtx, cancelWait = context.WithDeadline(ctx, deadline.Add(-h.opts.DeadlineReserve/2))
 		defer cancelAct()
 		defer cancelWait()

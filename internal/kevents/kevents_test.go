@@ -182,3 +182,44 @@ func TestEventNameIsStableAndValid(t *testing.T) {
 		t.Error("two interruptions share an event name")
 	}
 }
+
+// announcing is a Drainer that announces one pod and, right after, reads
+// which events exist: Announce must have written the pod's and the
+// node's before it returns.
+type announcing struct {
+	r      *Recorder
+	client *fake.Clientset
+	seen   []string
+}
+
+func (a *announcing) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
+	a.r.Announce(ctx, drain.Event{Type: drain.EventNotice, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1",
+		Detail: `{"kind":"spot-interruption","evictAt":"2026-11-20T10:01:00Z"}`})
+	for _, ns := range []string{"default", "shop"} {
+		list, err := a.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return drain.Report{}, err
+		}
+		for _, e := range list.Items {
+			a.seen = append(a.seen, e.InvolvedObject.Kind+"/"+e.Reason+": "+e.Message)
+		}
+	}
+	return drain.Report{Node: req.Node, Done: true}, nil
+}
+
+func TestAnnounceWritesBeforeReturning(t *testing.T) {
+	client := fake.NewClientset()
+	r := New(client, Options{})
+	a := &announcing{r: r, client: client}
+	if _, err := r.Wrap(a).Run(context.Background(), spotReq()); err != nil {
+		t.Fatal(err)
+	}
+	var pod, node bool
+	for _, s := range a.seen {
+		pod = pod || strings.HasPrefix(s, "Pod/"+ReasonInterruptionNotice) && strings.Contains(s, "evicted at 2026-11-20T10:01:00Z")
+		node = node || strings.HasPrefix(s, "Node/"+ReasonSpotInterruption)
+	}
+	if !pod || !node {
+		t.Errorf("events when Announce returned: %q; want the pod's notice (with its eviction time) and the node's start", a.seen)
+	}
+}

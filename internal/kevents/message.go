@@ -49,7 +49,7 @@ func outcome(req drain.Request, rep drain.Report) (typ, reason, msg string, ok b
 	}
 	if len(rep.BlockedByPDB) > 0 {
 		return corev1.EventTypeWarning, ReasonDrainBlocked, fmt.Sprintf("%d pods blocked by PodDisruptionBudgets when the drain stopped%s: %s",
-			len(rep.BlockedByPDB), until(req.Deadline), list(rep.BlockedByPDB)), true
+			len(rep.BlockedByPDB), until(req.Deadline), list(blockedBy(rep))), true
 	}
 	return corev1.EventTypeWarning, ReasonDrainUnfinished, fmt.Sprintf("Drain stopped unfinished: %d pods still terminating, %d not evicted yet, %d refused",
 		len(rep.Terminating), len(rep.Pending), len(rep.Failed)), true
@@ -69,4 +69,23 @@ func list(pods []string) string {
 		return strings.Join(pods, ", ")
 	}
 	return strings.Join(pods[:most], ", ") + fmt.Sprintf(" and %d more", len(pods)-most)
+}
+
+// blockedBy names each blocked pod with its budget and refusals.
+func blockedBy(rep drain.Report) []string {
+	out := make([]string, 0, len(rep.BlockedByPDB))
+	for _, b := range rep.Blocks {
+		if b.Evicted {
+			continue
+		}
+		s := b.Pod
+		if b.Budget != "" {
+			s += " (PodDisruptionBudget " + b.Budget + fmt.Sprintf(", %d refusals)", b.Refusals)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return rep.BlockedByPDB
+	}
+	return out
 }

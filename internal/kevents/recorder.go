@@ -91,7 +91,7 @@ type wrapped struct {
 func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
 	s := w.r.begin(ctx, req)
 	defer w.r.end(s)
-	s.node(corev1.EventTypeNormal, Reason(req.Kind), startMessage(req))
+	s.started = s.node(corev1.EventTypeNormal, Reason(req.Kind), startMessage(req))
 	rep, err := w.d.Run(ctx, req)
 	if err == nil {
 		if typ, reason, msg, ok := outcome(req, rep); ok {
@@ -138,6 +138,8 @@ type session struct {
 	sem    chan struct{}
 	wg     sync.WaitGroup
 
+	started <-chan struct{} // closed when the node's start event is written (or abandoned)
+
 	mu      sync.Mutex
 	pods    int
 	dropped int
@@ -177,27 +179,39 @@ func (r *Recorder) end(s *session) {
 	}
 }
 
-func (s *session) node(typ, reason, msg string) {
-	ref := corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: s.req.Node, UID: types.UID(s.req.Node)}
-	s.write(nodeEventNamespace, ref, typ, reason, msg)
+func (s *session) node(typ, reason, msg string) <-chan struct{} {
+	return s.write(nodeEventNamespace, nodeRef(s.req.Node), typ, reason, msg)
+}
+
+func nodeRef(node string) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: node, UID: types.UID(node)}
 }
 
 func (s *session) pod(ref corev1.ObjectReference, typ, reason, msg string) {
-	s.mu.Lock()
-	s.pods++
-	over := s.pods > s.r.opts.MaxPodEvents
-	if over {
-		s.dropped++
-	}
-	s.mu.Unlock()
-	if !over {
+	if s.count() {
 		s.write(ref.Namespace, ref, typ, reason, msg)
 	}
 }
 
-// write starts writing one event in the background.
-func (s *session) write(ns string, ref corev1.ObjectReference, typ, reason, msg string) {
+// count counts a pod event and reports whether it is within
+// Options.MaxPodEvents.
+func (s *session) count() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods++
+	if s.pods > s.r.opts.MaxPodEvents {
+		s.dropped++
+		return false
+	}
+	return true
+}
+
+// write starts writing one event in the background; the channel closes
+// when it is written or abandoned.
+func (s *session) write(ns string, ref corev1.ObjectReference, typ, reason, msg string) <-chan struct{} {
+	done := make(chan struct{})
 	s.wg.Go(func() {
+		defer close(done)
 		select {
 		case s.sem <- struct{}{}:
 		case <-s.ctx.Done():
@@ -211,6 +225,7 @@ func (s *session) write(ns string, ref corev1.ObjectReference, typ, reason, msg 
 			s.r.opts.OnError(err)
 		}
 	})
+	return done
 }
 
 // put creates the event or, when a delivery of the same interruption made

@@ -88,6 +88,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.SafetyMargin = cfg.SafetyMargin
 	dcfg.DeadlineDelete = cfg.DeadlineDelete
 	dcfg.StuckAfter = cfg.StuckPodTimeout
+	dcfg.NoticePeriod = cfg.Drains.NoticePeriod
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
@@ -110,9 +111,11 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
 		ASGNames:          cfg.Hooks.ASGNames,
 		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
+		HookNames:         cfg.Hooks.HookNames,
 		LaunchNoWait:      !cfg.Hooks.LaunchWaitReady,
 		OutOfService:      cfg.Return.OutOfService,
 		SkipKarpenter:     cfg.Return.SkipKarpenter,
+		SkipAutoMode:      !cfg.Return.HandleAutoMode,
 		RebalanceHold:     cfg.Return.RebalanceHold,
 	}, pipeline.Deps{
 		Instances: lookup,

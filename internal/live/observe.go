@@ -77,6 +77,7 @@ func (o *observers) drainer(client kubernetes.Interface, dcfg drain.Config, log 
 		}
 		rec.Observe(e)
 	}
+	dcfg.Announce = rec.Announce
 	return rec.Wrap(drain.New(client, dcfg, log))
 }
 

@@ -111,10 +111,11 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 		r = ignored(why)
 		a.keeper.release(hooks)
 	} else {
-		var settle []hook
+		var settle, pending []hook
 		r, settle = a.act(ctx, t, hooks, log)
 		a.keeper.release(hooks)
-		r = a.settleHooks(ctx, settle, r, log)
+		r, pending = a.settleHooks(ctx, settle, r, log)
+		a.keeper.linger(ctx, pending)
 	}
 	elapsed := a.clock.Now().Sub(start)
 	a.rec.RecordTask(t, r, elapsed)
@@ -146,7 +147,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return a.launch(ctx, t, hooks, log)
 	}
 	if in, ok := restoreOf(t); ok {
-		return a.restore(ctx, in, t, log)
+		return a.restoreAndLaunch(ctx, in, t, hooks, log)
 	}
 	t = withoutRestores(t)
 	if !acts(t.Action) {
@@ -155,10 +156,6 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	now := a.clock.Now()
 	if why, stale := staleTask(t, a.cfg.MaxEventAge, now); stale {
 		return ignored(why)
-	}
-	p := primary(t)
-	if !p.Deadline.IsZero() && !now.Before(p.Deadline) {
-		return ignored(fmt.Sprintf("instance went at its %s deadline %s ago", p.Kind, now.Sub(p.Deadline).Round(time.Second)))
 	}
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
 	switch {
@@ -183,7 +180,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if len(dropped) > 0 {
 		log.Info("claims contradicted by EC2 dropped", "reasons", dropped)
 	}
-	p = primary(t)
+	p := primary(t)
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
@@ -199,7 +196,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
-		Evict: t.Action == policy.ActionCordonAndDrain}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than
@@ -208,6 +205,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if stopped && (req.Deadline.IsZero() || req.Deadline.After(now.Add(a.cfg.StoppedWait))) {
 		req.Deadline = now.Add(a.cfg.StoppedWait)
 	}
+	late := cordonIfLate(&req, now, stopped)
 	log = log.With("cluster", inst.Cluster, "node", node)
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
@@ -215,6 +213,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
 	r := a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
+	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node
 	return r
@@ -265,8 +264,8 @@ func verb(req drain.Request) string {
 }
 
 func summary(r drain.Report) string {
-	s := fmt.Sprintf("%d evicted, %d blocked by PDB, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
-		len(r.Terminating))
+	s := fmt.Sprintf("%d evicted, %d blocked by PDB%s, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
+		firstBlock(r), len(r.Terminating))
 	if len(r.Pending) > 0 {
 		s += fmt.Sprintf(", %d not started", len(r.Pending))
 	}

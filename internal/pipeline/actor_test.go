@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -136,9 +137,13 @@ func TestAct(t *testing.T) {
 		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
 		wantHeartbeats: 1, wantCompletes: 1, wantDescribes: 1,
 	}, {
-		name:       "spot deadline already passed: acknowledged without lookup",
+		// Spot hibernate has no warning: its deadline is its time. The
+		// node still gets cordon and taint; the state changes do the rest.
+		name:       "spot deadline already passed: cordon and taint only",
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0.Add(-3*time.Minute))),
-		wantStatus: handler.StatusIgnored, wantReason: "instance went at its spot-interruption deadline 1m0s ago",
+		wantStatus: handler.StatusDone, wantReason: "spot-interruption deadline passed 1m0s ago: cordon and taint only",
+		wantNode: nodeName, wantDescribes: 1,
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1"}},
 	}, {
 		name:       "spot deadline passes during the drain: acknowledged",
 		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},
@@ -260,7 +265,8 @@ func TestAct(t *testing.T) {
 				t.Errorf("Act = {%s %q %q}, want {%s containing %q %q}", statusName(got.Status), got.Reason, got.Node,
 					statusName(tt.wantStatus), tt.wantReason, tt.wantNode)
 			}
-			if diff := cmp.Diff(tt.wantDrains, r.drainer.reqs); diff != "" {
+			// EventTime (the threat's time kept on the node) has its own test.
+			if diff := cmp.Diff(tt.wantDrains, r.drainer.reqs, cmpopts.IgnoreFields(drain.Request{}, "EventTime")); diff != "" {
 				t.Errorf("drain requests (-want +got):\n%s", diff)
 			}
 			heartbeats, completes := r.hooks.counts()

@@ -36,6 +36,20 @@ func (a *Actor) cordonOnly(ctx context.Context, d Drainer, req drain.Request, lo
 	return retry(why + "; cordoned it meanwhile")
 }
 
+// cordonIfLate turns the request of a threat whose deadline has passed
+// (Spot hibernate has no warning at all) into cordon and taint only, and
+// says so: the node is still there, and the instance's state changes drive
+// the rest. Empty when the deadline is ahead (or is our own StoppedWait).
+func cordonIfLate(req *drain.Request, now time.Time, stopped bool) string {
+	if req.Deadline.IsZero() || now.Before(req.Deadline) || stopped {
+		return ""
+	}
+	late := fmt.Sprintf("%s deadline passed %s ago: cordon and taint only (the instance's state changes drive the rest); ",
+		req.Kind, now.Sub(req.Deadline).Round(time.Second))
+	req.Evict, req.Deadline = false, time.Time{}
+	return late
+}
+
 // stopAt is when the drain stops waiting: the instance's deadline less
 // the safety margin, or the deadline itself (margin 0) when less than the
 // margin is left or the deadline is our own wait for a stopped instance.
@@ -68,4 +82,15 @@ func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context
 			c()
 		}
 	}
+}
+
+// firstBlock names the first pod still blocked and its budget, so the
+// record's reason (and the webhook's message) says what holds the drain.
+func firstBlock(r drain.Report) string {
+	for _, b := range r.Blocks {
+		if !b.Evicted && b.Budget != "" {
+			return fmt.Sprintf(" (first: %s by PodDisruptionBudget %s, refused %d times)", b.Pod, b.Budget, b.Refusals)
+		}
+	}
+	return ""
 }

@@ -69,6 +69,10 @@ type Config struct {
 	// serves every group.
 	ASGNames      []string
 	ASGNamePrefix string
+	// HookNames are the lifecycle hooks Drainpipe owns, by name; a served
+	// group's other hooks (log shipping, backups) are left to their owner.
+	// Empty serves every hook of a served group.
+	HookNames []string
 	// MaxHookAge is how old a lifecycle action may get before it is completed
 	// even though the drain has not finished. Set it to the hook's global
 	// timeout (min(48 h, 100 × heartbeat timeout)) less the queue's
@@ -89,6 +93,9 @@ type Config struct {
 	// SkipKarpenter leaves nodes labelled karpenter.sh/nodepool to
 	// Karpenter's own interruption handling.
 	SkipKarpenter bool
+	// SkipAutoMode leaves EKS Auto Mode nodes to EKS, which handles their
+	// interruptions (DRAINPIPE_AUTO_MODE_NODES=skip, the default).
+	SkipAutoMode bool
 	// LaunchNoWait completes launch lifecycle hooks at once instead of
 	// when the instance's node is Ready (DRAINPIPE_LAUNCH_WAIT_READY=false).
 	LaunchNoWait bool

@@ -20,7 +20,9 @@
 //
 // Prepare heartbeats every hook of a batch as soon as it is planned (Act
 // does, for a task not prepared) and one keep-alive per cadence then
-// heartbeats them until their task settles them, queued tasks included.
+// heartbeats them until their task settles them, queued tasks included;
+// hooks a task leaves pending are kept alive until the batch's context
+// ends (the handler ends it when the batch is answered).
 // The cadence is a third of the hook's heartbeat timeout (HookTimeouts,
 // from DescribeLifecycleHooks), at most Config.HeartbeatInterval (25 s).
 // Hooks are completed
@@ -44,10 +46,11 @@
 //
 //	step                            result                          status   hooks
 //	hooks of groups not served      forged or misrouted             Ignored  left alone
+//	hooks not named as served       another tool's hook             Ignored  left alone
+//	launch into the warm pool       no node to wait for             Done     completed
 //	first heartbeat: not active     action over, nothing else       Ignored  left alone
 //	action none                     policy says leave it            Ignored  completed
 //	first delivery, too old         stale (Config.MaxEventAge)      Ignored  completed
-//	instance deadline passed        instance went at its deadline   Ignored  completed
 //	DescribeInstances error         any: access denied (a policy    Retry    pending*
 //	                                fix may come; the DLQ bounds
 //	                                it), throttling, network
@@ -58,6 +61,7 @@
 //	hook's group ≠ instance's tag   forged or misrouted             Ignored  left alone
 //	claim EC2 contradicts           not Spot, or running again      Ignored  completed
 //	SkipKarpenter, Karpenter node   left to Karpenter               Ignored  completed
+//	EKS Auto Mode node (default)    left to EKS                     Ignored  completed
 //	rebalance only, hold running    HoldFor the rest of the hold    Retry    -
 //	EKS client (describe, token)    any error                       Retry    pending*
 //	node lookup                     nodemap.ErrNotFound             Done     completed
@@ -65,6 +69,7 @@
 //	drain                           Kubernetes NotFound (node gone) Done     completed
 //	drain                           other error                     Retry    pending*
 //	drain                           Done                            Done     completed
+//	deadline passed before start    cordon and taint only           Done     completed
 //	drain                           unfinished, deadline passed     Done     completed
 //	drain, EC2 state stopped        StoppedWait passed              Done     completed
 //	drain                           unfinished, budget ran out      Retry    pending*
@@ -81,7 +86,11 @@
 //
 // A task whose newest notice is a restore (state pending/running, Health
 // notice closed) gives back the node Drainpipe holds for that threat
-// (drain.Uncordon) and takes nothing; a node without Drainpipe's marks
+// (drain.Uncordon) and takes nothing, unless the node's threat time
+// (drain.AnnotationThreatTime) is not before the restore's: then the
+// restore was overtaken on its way and ends with that reason. A launch
+// hook in the task is completed as a launch after the give-back;
+// a terminate hook suppresses the restore; a node without Drainpipe's marks
 // costs one GET. A stopped (or terminated) instance's node gets the
 // out-of-service taint when Config.OutOfService is set. A rebalance-only
 // cordon is held for Config.RebalanceHold by asking for its message back

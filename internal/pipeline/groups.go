@@ -27,17 +27,24 @@ func (a *Actor) serves(asg string) bool {
 	return slices.Contains(a.cfg.ASGNames, asg) || (a.cfg.ASGNamePrefix != "" && strings.HasPrefix(asg, a.cfg.ASGNamePrefix))
 }
 
-// servedHooks splits hooks into those of served groups and the names of
-// the others (forged or misrouted messages: never heartbeated nor
-// completed, since that would let another group's instance go).
+// servedHooks splits hooks into those Drainpipe serves and why it leaves
+// the others alone: hooks of groups not served (forged or misrouted
+// messages: never heartbeated nor completed, since that would let another
+// group's instance go) and hooks another tool owns (Config.HookNames).
 func (a *Actor) servedHooks(hooks []hook, log *slog.Logger) (served []hook, foreign []string) {
 	for _, h := range hooks {
-		if a.serves(h.ASG) {
+		switch {
+		case !a.serves(h.ASG):
+			log.Warn("lifecycle hook of a group Drainpipe does not serve; left alone", "asg", h.ASG, "hook", h.Hook)
+			foreign = append(foreign, fmt.Sprintf("lifecycle hook of group %s, which Drainpipe does not serve "+
+				"(DRAINPIPE_ASG_NAMES, DRAINPIPE_ASG_NAME_PREFIX)", h.ASG))
+		case len(a.cfg.HookNames) > 0 && !slices.Contains(a.cfg.HookNames, h.Hook):
+			log.Info("lifecycle hook owned by another tool; left alone", "asg", h.ASG, "hook", h.Hook)
+			foreign = append(foreign, fmt.Sprintf("lifecycle hook %s of group %s is not one Drainpipe serves "+
+				"(DRAINPIPE_LIFECYCLE_HOOK_NAMES=%s): left to its owner", h.Hook, h.ASG, strings.Join(a.cfg.HookNames, ",")))
+		default:
 			served = append(served, h)
-			continue
 		}
-		log.Warn("lifecycle hook of a group Drainpipe does not serve; left alone", "asg", h.ASG, "hook", h.Hook)
-		foreign = append(foreign, h.ASG)
 	}
 	return served, foreign
 }
@@ -51,8 +58,7 @@ func (a *Actor) nothingToDo(t handler.Task, hooks []hook, foreign []string) (str
 		return "", false
 	}
 	if len(hooks) == 0 && len(foreign) > 0 {
-		return fmt.Sprintf("lifecycle hook of group %s, which Drainpipe does not serve (DRAINPIPE_ASG_NAMES, "+
-			"DRAINPIPE_ASG_NAME_PREFIX)", strings.Join(foreign, ", ")), true
+		return strings.Join(slices.Compact(foreign), "; "), true
 	}
 	if a.keeper.inactive(hooks) {
 		return "lifecycle action no longer active (completed by an earlier delivery, or timed out): nothing to drain", true

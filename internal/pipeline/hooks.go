@@ -18,10 +18,11 @@ import (
 // final. When the drain must go on, each hook is decided on its own: one
 // whose records are on their last delivery, or whose action is near its
 // global timeout, is completed anyway (and said so loudly); the others are
-// left pending. A failed completion turns the outcome into Retry.
-func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result, log *slog.Logger) handler.Result {
+// left pending, and returned. A failed completion turns the outcome into
+// Retry.
+func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result, log *slog.Logger) (handler.Result, []hook) {
 	if len(hooks) == 0 {
-		return r
+		return r, nil
 	}
 	due := hooks
 	var pending []hook // left to the next delivery
@@ -56,7 +57,7 @@ func (a *Actor) settleHooks(ctx context.Context, hooks []hook, r handler.Result,
 	if r.Status == handler.StatusRetry && len(pending) > 0 {
 		r.RetryWithin = a.retryWithin(ctx, pending)
 	}
-	return r
+	return r, pending
 }
 
 // lastChance reports whether this attempt is the last one able to complete

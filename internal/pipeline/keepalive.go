@@ -45,16 +45,17 @@ func newKeeper(a *Actor) *keeper {
 
 // prepare holds the hooks of a planned task until its Act takes them.
 func (k *keeper) prepare(ctx context.Context, hooks []hook) {
-	k.hold(ctx, hooks, true)
+	k.hold(ctx, hooks, true, true)
 }
 
 // acquire holds a task's hooks for its Act: those prepared are taken over,
 // the others heartbeated at once and kept alive.
 func (k *keeper) acquire(ctx context.Context, hooks []hook) {
-	k.hold(ctx, hooks, false)
+	k.hold(ctx, hooks, false, true)
 }
 
-func (k *keeper) hold(ctx context.Context, hooks []hook, prepare bool) {
+// hold keeps hooks alive; beatNow heartbeats fresh ones at once.
+func (k *keeper) hold(ctx context.Context, hooks []hook, prepare, beatNow bool) {
 	if len(hooks) == 0 || k.a.cfg.DryRun {
 		return
 	}
@@ -81,7 +82,9 @@ func (k *keeper) hold(ctx context.Context, hooks []hook, prepare bool) {
 	}
 	k.mu.Unlock()
 	for _, e := range fresh {
-		k.beat(e)
+		if beatNow {
+			k.beat(e)
+		}
 	}
 	for _, e := range fresh {
 		every := k.a.cadence(ctx, e.h)
@@ -91,6 +94,19 @@ func (k *keeper) hold(ctx context.Context, hooks []hook, prepare bool) {
 		}
 		k.mu.Unlock()
 	}
+}
+
+// linger keeps the hooks a task left pending heartbeated until ctx (its
+// batch's) ends: the batch may run on for minutes after the task, and
+// nothing else heartbeats them until their record comes back. They were
+// heartbeated at most a cadence ago, so the first heartbeat waits for the
+// next tick: two cadences are two thirds of the heartbeat timeout.
+func (k *keeper) linger(ctx context.Context, hooks []hook) {
+	if len(hooks) == 0 || k.a.cfg.DryRun || ctx.Err() != nil {
+		return
+	}
+	k.hold(ctx, hooks, false, false)
+	context.AfterFunc(ctx, func() { k.release(hooks) })
 }
 
 // join adds e to the group of its cadence, starting the group if needed.

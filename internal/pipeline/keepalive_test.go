@@ -195,3 +195,47 @@ func TestForeignHooksLeftAlone(t *testing.T) {
 		})
 	}
 }
+
+// A hook whose task ends early for a retry (here the node lookup failed)
+// is kept heartbeated while the rest of its batch runs on, until the
+// batch's context ends; with a short heartbeat timeout the action would
+// otherwise expire with pods still on the node.
+func TestKeepAliveCoversRetriedHookUntilBatchEnds(t *testing.T) {
+	clock := &fakeClock{now: t0, made: make(chan *fakeTicker, 2)}
+	hooks := &fakeHooks{beat: make(chan struct{}, 8)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	batch, endBatch := context.WithCancel(ctx)
+	r := newRig(t, rigOpts{clock: clock, hooks: hooks, findErr: errBoom})
+	tk := task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0))
+	r.actor.Prepare(batch, []handler.Task{tk})
+	if got := r.actor.Act(batch, tk); got.Status != handler.StatusRetry {
+		t.Fatalf("task = {%s %q}, want retry", statusName(got.Status), got.Reason)
+	}
+	// The plan's ticker, then the one keeping the retried hook; the
+	// first stopped with its task, so only the live one takes a tick.
+	var tickers [2]*fakeTicker
+	for i := range tickers {
+		tk, ok := recv(ctx, clock.made)
+		if !ok {
+			t.Fatal("no keep-alive for the hook its task left pending")
+		}
+		tickers[i] = tk
+	}
+	before := hooks.beatsOf("tok-1")
+	select {
+	case tickers[0].c <- t0:
+	case tickers[1].c <- t0:
+	case <-ctx.Done():
+		t.Fatal("the keep-alive stopped with its task")
+	}
+	for hooks.beatsOf("tok-1") == before {
+		if _, ok := recv(ctx, hooks.beat); !ok {
+			t.Fatal("no heartbeat after the task's end")
+		}
+	}
+	endBatch()
+	if _, c := hooks.counts(); c != 0 {
+		t.Errorf("%d completions, want none: the hook waits for the redelivery", c)
+	}
+}

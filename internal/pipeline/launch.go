@@ -36,6 +36,10 @@ func onlyLaunches(t handler.Task) bool {
 // heartbeating the hooks meanwhile. Auto Scaling's default result for a
 // hook left to time out, ABANDON, would terminate the new instance.
 func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
+	if toWarmPool(*hooks) {
+		return done("launch lifecycle action into the warm pool: the instance stops there and serves no node, " +
+			"nothing to wait for")
+	}
 	// EC2's reads are eventually consistent: a new instance may not be
 	// found yet, so that is retried (and completed on the last delivery).
 	inst, found, err := a.lookups.get(ctx, t.InstanceID)
@@ -62,6 +66,16 @@ func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	return a.waitReady(ctx, client, inst, log.With("cluster", inst.Cluster))
+}
+
+// toWarmPool reports hooks that all put their instance in a warm pool.
+func toWarmPool(hooks []hook) bool {
+	for _, h := range hooks {
+		if !h.ToWarmPool() {
+			return false
+		}
+	}
+	return len(hooks) > 0
 }
 
 // waitReady reads the instance's node every LaunchPoll until it is Ready

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,11 +43,16 @@ var returnKinds = []string{string(event.KindStateChange), string(event.KindSpotI
 
 // restoreOf returns the task's restore when it is the task's newest
 // notice; an older restore is overtaken by the threat after it, and a
-// pending lifecycle hook (the instance is terminating) always wins.
+// pending terminate hook (the instance is terminating) always wins. A
+// launch hook is no threat: an instance launching, or leaving a warm pool,
+// is exactly one whose node comes back.
 func restoreOf(t handler.Task) (event.Interruption, bool) {
 	var newest event.Interruption
 	found := false
 	for _, in := range t.Interruptions {
+		if in.Kind == event.KindASGLaunchLifecycle {
+			continue
+		}
 		if in.Lifecycle != nil {
 			return event.Interruption{}, false
 		}
@@ -55,6 +61,43 @@ func restoreOf(t handler.Task) (event.Interruption, bool) {
 		}
 	}
 	return newest, found && newest.Restore
+}
+
+// newestTime is the event time of the task's newest threat (restores and
+// launch hooks aside), kept on the node so an older restore cannot undo
+// the hold.
+func newestTime(t handler.Task) time.Time {
+	var newest time.Time
+	for _, in := range t.Interruptions {
+		if !in.Restore && in.Kind != event.KindASGLaunchLifecycle && in.Time.After(newest) {
+			newest = in.Time
+		}
+	}
+	return newest
+}
+
+// restoreAndLaunch applies a restore and, when the task also carries
+// launch hooks (a warm-pool instance leaving the pool, a scale-out whose
+// pending/running notice came in the same batch), then waits for the node
+// to be Ready as a launch does: the hooks are completed only after that.
+func (a *Actor) restoreAndLaunch(ctx context.Context, in event.Interruption, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
+	r := a.restore(ctx, in, t, log)
+	if !hasLaunch(t) || r.Status == handler.StatusRetry {
+		return r
+	}
+	l := a.launch(ctx, t, hooks, log)
+	l.Reason = r.Reason + "; " + l.Reason
+	if l.Node == "" {
+		l.Node = r.Node
+	}
+	return l
+}
+
+// hasLaunch reports whether the task carries a launch lifecycle action.
+func hasLaunch(t handler.Task) bool {
+	return slices.ContainsFunc(t.Interruptions, func(in event.Interruption) bool {
+		return in.Kind == event.KindASGLaunchLifecycle
+	})
 }
 
 // withoutRestores drops the task's (overtaken) restores.
@@ -90,9 +133,10 @@ func (a *Actor) restore(ctx context.Context, in event.Interruption, t handler.Ta
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %v", inst.Cluster, err))
 	}
-	match := drain.Match{Kinds: returnKinds, Running: true}
+	match := drain.Match{Kinds: returnKinds, Running: true, RestoreTime: in.Time}
 	if in.Kind == event.KindScheduledChange {
-		match = drain.Match{Kinds: []string{string(event.KindScheduledChange)}, EventID: in.EventID, Running: true}
+		match = drain.Match{Kinds: []string{string(event.KindScheduledChange)}, EventID: in.EventID, Running: true,
+			RestoreTime: in.Time}
 	}
 	return a.giveBack(ctx, client, node, match, in.Summary, log.With("cluster", inst.Cluster))
 }

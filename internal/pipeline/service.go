@@ -15,19 +15,41 @@ import (
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
 
-// KarpenterNodePoolLabel marks nodes Karpenter provisioned.
-const KarpenterNodePoolLabel = "karpenter.sh/nodepool"
+// Labels of nodes another controller handles interruptions for.
+const (
+	// KarpenterNodePoolLabel marks nodes Karpenter (v1) provisioned.
+	KarpenterNodePoolLabel = "karpenter.sh/nodepool"
+	// KarpenterProvisionerLabel marks nodes Karpenter before v1 provisioned.
+	KarpenterProvisionerLabel = "karpenter.sh/provisioner-name"
+	// AutoModeLabel, with value AutoModeCompute, marks EKS Auto Mode
+	// nodes, whose interruptions EKS itself handles.
+	AutoModeLabel   = "eks.amazonaws.com/compute-type"
+	AutoModeCompute = "auto"
+)
 
-// karpenterSkip says why a node is left to Karpenter (Config.SkipKarpenter
-// and the node carries Karpenter's label); empty when it is handled.
-func (a *Actor) karpenterSkip(ctx context.Context, client kubernetes.Interface, name string) (string, error) {
+// leftToOthers says why a node is left to another controller: an EKS
+// Auto Mode node with Config.SkipAutoMode, or a Karpenter node (v1 or
+// older) with Config.SkipKarpenter; empty when Drainpipe handles it.
+func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, name string) (string, error) {
+	if !a.cfg.SkipKarpenter && !a.cfg.SkipAutoMode {
+		return "", nil // nothing to read
+	}
 	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("getting node %s: %w", name, err)
 	}
-	if pool, ok := node.Labels[KarpenterNodePoolLabel]; ok {
-		return fmt.Sprintf("node %s belongs to Karpenter node pool %q and DRAINPIPE_KARPENTER_NODES=skip: "+
-			"Karpenter's interruption handling takes care of it", name, pool), nil
+	if a.cfg.SkipAutoMode && node.Labels[AutoModeLabel] == AutoModeCompute {
+		return fmt.Sprintf("node %s is an EKS Auto Mode node (%s=%s) and DRAINPIPE_AUTO_MODE_NODES=skip: "+
+			"EKS handles its interruptions", name, AutoModeLabel, AutoModeCompute), nil
+	}
+	if !a.cfg.SkipKarpenter {
+		return "", nil
+	}
+	for _, label := range []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel} {
+		if pool, ok := node.Labels[label]; ok {
+			return fmt.Sprintf("node %s belongs to Karpenter (%s=%q) and DRAINPIPE_KARPENTER_NODES=skip: "+
+				"Karpenter's interruption handling takes care of it", name, label, pool), nil
+		}
 	}
 	return "", nil
 }
@@ -128,16 +150,14 @@ func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t 
 		r.Node = node
 		return r, true
 	}
-	if a.cfg.SkipKarpenter {
-		why, err := a.karpenterSkip(ctx, client, node)
-		if err != nil {
-			return retry(err.Error()), true
-		}
-		if why != "" {
-			return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
-		}
+	why, err := a.leftToOthers(ctx, client, node)
+	if err != nil {
+		return retry(err.Error()), true
 	}
-	why, err := scheduledActed(ctx, client, node, p)
+	if why != "" {
+		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
+	}
+	why, err = scheduledActed(ctx, client, node, p)
 	if err != nil {
 		return retry(err.Error()), true
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 var errNoReceipt = errors.New("the message has no receipt handle")
@@ -21,7 +23,6 @@ type queue struct {
 
 var (
 	partitionRe = regexp.MustCompile(`^aws(-[a-z]+)*$`)
-	regionRe    = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
 	accountRe   = regexp.MustCompile(`^[0-9]{12}$`)
 	// SQS queue names: up to 80 characters, ".fifo" included.
 	queueNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.fifo)?$`)
@@ -36,7 +37,7 @@ func parseARN(arn string) (queue, error) {
 	}
 	q := queue{arn: arn, region: parts[3], account: parts[4], name: parts[5]}
 	switch {
-	case !regionRe.MatchString(q.region):
+	case !event.ValidRegion(q.region):
 		return queue{}, fmt.Errorf("parsing event source %q: malformed region %q", arn, q.region)
 	case !accountRe.MatchString(q.account):
 		return queue{}, fmt.Errorf("parsing event source %q: malformed account %q", arn, q.account)

@@ -10,6 +10,8 @@ func TestParseARN(t *testing.T) {
 		"arn:aws:sqs:us-west-2:123456789012:drainpipe":                      {"arn:aws:sqs:us-west-2:123456789012:drainpipe", "us-west-2", "123456789012", "drainpipe"},
 		"arn:aws:sqs:eu-west-1:123456789012:Drain_pipe-1.fifo":              {"arn:aws:sqs:eu-west-1:123456789012:Drain_pipe-1.fifo", "eu-west-1", "123456789012", "Drain_pipe-1.fifo"},
 		"arn:aws-us-gov:sqs:us-gov-west-1:123456789012:drainpipe":           {"arn:aws-us-gov:sqs:us-gov-west-1:123456789012:drainpipe", "us-gov-west-1", "123456789012", "drainpipe"},
+		"arn:aws-eusc:sqs:eusc-de-east-1:123456789012:drainpipe":            {"arn:aws-eusc:sqs:eusc-de-east-1:123456789012:drainpipe", "eusc-de-east-1", "123456789012", "drainpipe"},
+		"arn:aws-iso-b:sqs:us-isob-east-1:123456789012:drainpipe":           {"arn:aws-iso-b:sqs:us-isob-east-1:123456789012:drainpipe", "us-isob-east-1", "123456789012", "drainpipe"},
 		"arn:aws-cn:sqs:cn-north-1:123456789012:" + strings.Repeat("q", 80): {"arn:aws-cn:sqs:cn-north-1:123456789012:" + strings.Repeat("q", 80), "cn-north-1", "123456789012", strings.Repeat("q", 80)},
 	}
 	for arn, want := range good {

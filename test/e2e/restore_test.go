@@ -71,7 +71,10 @@ func TestLiveStopThenRunningGivesNodeBack(t *testing.T) {
 
 	inst.State, inst.LaunchTime = "running", time.Now()
 	l.aws.AddInstances(inst)
-	res = l.invoke(ctx, t, time.Minute, message{id: "running", body: stateChange(t, id, "running")})
+	// Dated after the stop: a restore no later than the threat is overtaken.
+	running := freshEvent(t, "eventbridge-state-change-stopping.json", both(forEC2Instance(id, awsfake.Region),
+		func(ev map[string]any) { ev["detail"].(map[string]any)["state"] = "running" }, dated(time.Now().Add(time.Second))))
+	res = l.invoke(ctx, t, time.Minute, message{id: "running", body: running})
 	if diff := cmp.Diff([]string{}, failedIDs(batchResponse(t, res.Body))); diff != "" {
 		t.Errorf("batch item failures after the start (-want +got):\n%s", diff)
 	}

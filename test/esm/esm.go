@@ -37,8 +37,10 @@ type Options struct {
 
 	// Bootstrap, Env, FunctionName and Region are the function's
 	// (lambdart.Options); Stdout receives every environment's output.
-	Bootstrap    string
-	Env          []string
+	Bootstrap string
+	Env       []string
+	// Func, set instead of Bootstrap, runs the function in process.
+	Func         Func
 	FunctionName string
 	Region       string
 	Stdout       io.Writer
@@ -71,14 +73,14 @@ type Mapping struct {
 
 type env struct {
 	idx  int
-	rt   *lambdart.Runtime
+	rt   runtime
 	busy bool
 }
 
 // Start begins polling. Stop ends it and the environments.
 func Start(opts Options) (*Mapping, error) {
-	if opts.Fake == nil || opts.QueueURL == "" || opts.Bootstrap == "" {
-		return nil, errors.New("esm: Fake, QueueURL and Bootstrap are required")
+	if opts.Fake == nil || opts.QueueURL == "" || (opts.Bootstrap == "") == (opts.Func == nil) {
+		return nil, errors.New("esm: Fake, QueueURL and one of Bootstrap or Func are required")
 	}
 	if opts.BatchSize == 0 {
 		opts.BatchSize = 10
@@ -142,7 +144,7 @@ func (m *Mapping) Kill() (int, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range m.envs {
-		if e.busy {
+		if e.busy && e.rt.PID() > 0 {
 			pid := e.rt.PID()
 			_ = syscall.Kill(pid, syscall.SIGKILL) // it may have exited already
 			return pid, true
@@ -209,6 +211,9 @@ func (m *Mapping) gather(ctx context.Context) []awsfake.Received {
 }
 
 func (m *Mapping) launch(ctx context.Context) (*env, error) {
+	if m.opts.Func != nil {
+		return m.add(inProcess{m.opts.Func}), nil
+	}
 	rt, err := lambdart.Launch(ctx, lambdart.Options{
 		Bootstrap: m.opts.Bootstrap, Env: m.opts.Env, FunctionName: m.opts.FunctionName,
 		Region: m.opts.Region, Stdout: m.opts.Stdout,
@@ -216,12 +221,7 @@ func (m *Mapping) launch(ctx context.Context) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting an environment: %w", err)
 	}
-	m.mu.Lock()
-	e := &env{idx: len(m.envs), rt: rt}
-	m.envs = append(m.envs, e)
-	m.live++
-	m.peak = max(m.peak, m.live)
-	m.mu.Unlock()
+	e := m.add(rt)
 	// Lambda's init phase has its own limit (10 s for on-demand init).
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -230,6 +230,17 @@ func (m *Mapping) launch(ctx context.Context) (*env, error) {
 		return nil, fmt.Errorf("initialising an environment: %w", err)
 	}
 	return e, nil
+}
+
+// add counts a started environment in.
+func (m *Mapping) add(rt runtime) *env {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := &env{idx: len(m.envs), rt: rt}
+	m.envs = append(m.envs, e)
+	m.live++
+	m.peak = max(m.peak, m.live)
+	return e
 }
 
 // retire closes an environment that will take no more invocations.

@@ -15,6 +15,7 @@ import (
 // stack's defaults.
 type Function struct {
 	Bootstrap       string
+	Func            esm.Func      // run in process instead of Bootstrap (a benchmark's floor)
 	Kubeconfig      string        // acting as DrainpipeUser (Identity.WriteKubeconfig)
 	Cluster         string        // DRAINPIPE_CLUSTERS; the fleet's Spec.Cluster
 	BatchSize       int           // default 10
@@ -90,7 +91,7 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	m, err := esm.Start(esm.Options{
 		Fake: fake, QueueURL: queue, QueueARN: QueueARN,
 		BatchSize: fn.BatchSize, BatchWindow: fn.BatchWindow, MaxConcurrency: fn.MaxConcurrency, Timeout: fn.Timeout,
-		Bootstrap: fn.Bootstrap, Env: env, FunctionName: "drainpipe", Region: awsfake.Region, Stdout: fn.Stdout,
+		Bootstrap: fn.Bootstrap, Func: fn.Func, Env: env, FunctionName: "drainpipe", Region: awsfake.Region, Stdout: fn.Stdout,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the event source mapping: %w", err)

@@ -1,23 +1,37 @@
 // Command wave benchmarks a spot wave on a sandbox control plane: a share
 // of a fleet's nodes get a Spot interruption warning at once, others a
-// terminate lifecycle action, all through one SQS queue. Three runs, each
-// on a fresh sandbox with an identical fleet (package test/fleet):
+// terminate lifecycle action, all through one SQS queue. Each run is on a
+// fresh sandbox with an identical fleet (package test/fleet), a neighbour
+// tenant reading and writing steadily throughout:
 //
 //   - drainpipe: the real bootstrap under an event source mapping like
 //     Lambda's (batch size, batch window, MaximumConcurrency), acting as
-//     its own RBAC user;
+//     its own RBAC user, with deploy/flowcontrol.yaml applied;
+//   - drainpipe-nofc: the same without the flow-control manifest;
 //   - nth: an NTH-style peer, one process with NTH's default 10 workers
 //     draining with kubectl's drain library at client-go's defaults;
-//   - limit: an unthrottled client cordoning every node and firing every
-//     eviction at once.
+//   - floor: the lower bound. Its cordons are the unavoidable path,
+//     measured: the event source model's delivery, one DescribeInstances
+//     per batch, one PATCH per node (floorFunc). Its drains are computed
+//     from first principles (drainCycles): per disruption budget, the
+//     evictions it must grant one cycle after another, times the
+//     replacement cycle measured on the same control plane before the
+//     wave (measureCycle);
+//   - limit (on request): an unthrottled admin client cordoning every node
+//     and firing every eviction at once, another strategy.
 //
 // The last line printed is
 //
-//	bench wave<N>: cordon_p99=<s> drained_p99=<s> nth_drained_p99=<s> limit_drained=<s> ratio_nth=<x> ratio_limit=<y> dlq=<n> hooks_open=<n>
+//	bench wave<N>: cordon_p99=<s> drained_p99=<s> nth_drained_p99=<s> floor_cordon_p99=<s> floor_drained_p99=<s> ratio_nth=<x> ratio_limit=<y> ratio_cordon=<z> apf_rejected=<n> apf_rejected_nofc=<n> neighbour_p99=<s> neighbour_p99_nofc=<s> neighbour_rejected=<n> neighbour_rejected_nofc=<n> cost_gbs_per_node=<GB-s> kube_per_node=<n> aws_per_node=<n> dlq=<n> hooks_open=<n>
 //
-// where N is the number of nodes interrupted, ratio_nth = nth/drainpipe
-// and ratio_limit = drainpipe/limit on the drained p99. A run that leaves
-// nodes undrained at -bound reports the bound (a lower bound, marked).
+// where N is the number of nodes interrupted, ratio_nth = nth/drainpipe on
+// the drained p99, ratio_limit = drainpipe/floor on the drained p99 and
+// ratio_cordon = drainpipe/floor on the cordon p99. The floor reported is
+// the lower of the first-principles floor and every run measured
+// (Drainpipe's own included), so both ratios are at least 1 by
+// construction. A run that leaves nodes undrained at -bound reports the
+// bound (a lower bound, marked). -chart names the SVG of the share of
+// nodes cordoned and drained over time.
 package main
 
 import (
@@ -39,6 +53,8 @@ type options struct {
 	concurrency, batch     int
 	window, timeout, bound time.Duration
 	bootstrap, rbac        string
+	flowControl, chart     string
+	memoryMB               int
 	peers                  string
 	verbose                bool
 }
@@ -64,9 +80,18 @@ func run() error {
 	flag.DurationVar(&o.bound, "bound", 10*time.Minute, "how long a run may take to drain every node")
 	flag.StringVar(&o.bootstrap, "bootstrap", "dist/local/bootstrap", "the bootstrap to run (make build-local)")
 	flag.StringVar(&o.rbac, "rbac", "deploy/rbac.yaml", "Drainpipe's RBAC manifest")
-	flag.StringVar(&o.peers, "peers", "drainpipe,nth,limit", "which runs, in order")
+	flag.StringVar(&o.flowControl, "flowcontrol", "deploy/flowcontrol.yaml", "Drainpipe's flow-control manifest")
+	flag.IntVar(&o.memoryMB, "memory", 0, "the function's memory in MB, for the bill; 0: the stack's default (infra/stack/props.go)")
+	flag.StringVar(&o.chart, "chart", "dist/bench-wave.svg", "where to write the chart; empty: none")
+	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor", "which runs, in order (also: limit)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
 	flag.Parse()
+	if o.memoryMB == 0 {
+		var err error
+		if o.memoryMB, err = stackMemoryMB("."); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -82,13 +107,12 @@ func run() error {
 		res[peer] = r
 		fmt.Println(r.summary(peer))
 	}
-	dp, nt, lim := res["drainpipe"], res["nth"], res["limit"]
-	if dp == nil || nt == nil || lim == nil {
-		return nil // the last line compares all three
+	if err := chart(o, res); err != nil {
+		return err
 	}
-	fmt.Printf("bench wave%d: cordon_p99=%.2f drained_p99=%.2f nth_drained_p99=%s limit_drained=%.2f ratio_nth=%.1f ratio_limit=%.2f dlq=%d hooks_open=%d\n",
-		dp.targets, dp.cordonP99.Seconds(), dp.drainedP99.Seconds(), nt.drainedString(), lim.drainedP99.Seconds(),
-		nt.drainedP99.Seconds()/dp.drainedP99.Seconds(), dp.drainedP99.Seconds()/lim.drainedP99.Seconds(), dp.dlq, dp.hooks.Open)
+	if line, ok := lastLine(res); ok {
+		fmt.Println(line)
+	}
 	return nil
 }
 

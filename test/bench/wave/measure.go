@@ -19,6 +19,19 @@ func waitSettled(ctx context.Context, fake *awsfake.Server, queue string) {
 	})
 }
 
+// waitCordoned waits until every target node is cordoned (the floor
+// run drains nothing).
+func waitCordoned(ctx context.Context, obs *fleet.Observer) error {
+	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
+		for _, t := range obs.Times() {
+			if t.Cordoned == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
 // fill reads the run's outcome from the observer, the fake and the API
 // server.
 func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer, dlq string, apf0 int) (*result, error) {
@@ -29,6 +42,7 @@ func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *aws
 			r.undrained++
 		}
 	}
+	r.cordoned, r.drained = cordoned, drained
 	r.cordonP99 = fleet.Percentile(cordoned, 99)
 	r.drainedP50, r.drainedP99 = fleet.Percentile(drained, 50), fleet.Percentile(drained, 99)
 	r.drainedP99 = min(r.drainedP99, r.bound) // never seen: the bound, a lower bound

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -21,17 +22,27 @@ type result struct {
 	targets               int
 	cordonP99, drainedP99 time.Duration
 	drainedP50            time.Duration
+	cordoned, drained     []time.Duration // per interrupted node, zero: never
 	undrained             int
 	bound                 time.Duration
 	hooks                 fleet.Hooks
 	dlq, apf              int
 	invocations, peak     int
 	setup                 time.Duration
+	neighbour             neighbourResult
+	cost                  cost
+	cycle                 time.Duration // the floor's replacement cycle
 }
 
 func (r *result) summary(peer string) string {
-	return fmt.Sprintf("%-9s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, load %s)",
+	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, load %s)",
 		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.hooks, r.dlq, r.apf, r.invocations, r.peak, r.setup.Seconds(), loadavg())
+	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
+	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
+	if r.cycle > 0 {
+		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
+	}
+	return s
 }
 
 // drainedString marks a p99 cut by the run's bound as a lower bound.
@@ -42,8 +53,27 @@ func (r *result) drainedString() string {
 	return fmt.Sprintf("%.2f", r.drainedP99.Seconds())
 }
 
+const cycleSamples = 5
+
+// peers: how each run is deployed. Drainpipe runs with the shipped
+// flow-control manifest and without it; the floor acts as Drainpipe too.
+var peers = map[string]struct {
+	flowControl bool
+	flowSchema  string // where APF files the run's requests
+}{
+	"drainpipe":      {true, "drainpipe"},
+	"drainpipe-nofc": {false, "global-default"},
+	"nth":            {true, "service-accounts"},
+	"floor":          {true, "drainpipe"},
+	"limit":          {true, "exempt"},
+}
+
 // runOne measures one peer on a fresh sandbox and fleet.
 func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*result, error) {
+	how, ok := peers[peer]
+	if !ok {
+		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, limit)", peer)
+	}
 	began := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	sb, err := sandbox.Start(sctx, sandbox.Options{Logger: log})
@@ -67,6 +97,11 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err := fleet.ApplyRBAC(ctx, admin, o.rbac); err != nil {
 		return nil, err
 	}
+	if how.flowControl {
+		if _, _, err := fleet.ApplyFlowControl(ctx, admin, o.flowControl); err != nil {
+			return nil, err
+		}
+	}
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	f, err := fleet.Build(bctx, admin, fake, fleet.Spec{
 		Nodes: o.nodes, PodsPerNode: o.pods, SpotShare: o.spot, HookShare: o.hooks, Replicas: o.replicas, Seed: 16,
@@ -75,22 +110,28 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err != nil {
 		return nil, err
 	}
+	r := &result{targets: len(f.Targets()), bound: o.bound}
+	var loads []budgetLoad
+	if peer == "floor" {
+		if r.cycle, err = measureCycle(ctx, admin, f, cycleSamples); err != nil {
+			return nil, err
+		}
+		if loads, err = budgetLoads(ctx, admin, f); err != nil {
+			return nil, err
+		}
+	}
 	obs, err := f.Observe(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
 	defer obs.Stop()
-	apf0, err := fleet.APFRejected(ctx, admin)
-	if err != nil {
-		return nil, err
-	}
-	r := &result{targets: len(f.Targets()), bound: o.bound, setup: time.Since(began)}
+	r.setup = time.Since(began)
 	rctx, cancel := context.WithTimeout(ctx, o.bound)
 	defer cancel()
 	var queue, dlq string
 	var stop func() error
 	switch peer {
-	case "drainpipe":
+	case "drainpipe", "drainpipe-nofc":
 		kc, err := fleet.DrainpipeUser.WriteKubeconfig(sb.KubeconfigPath(), sb.Dir())
 		if err != nil {
 			return nil, err
@@ -108,8 +149,25 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		}
 		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
 		defer func() {
-			r.invocations, r.peak = len(dp.Mapping.Invocations()), dp.Mapping.PeakEnvironments()
+			invs := dp.Mapping.Invocations()
+			r.invocations, r.peak = len(invs), dp.Mapping.PeakEnvironments()
+			r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, o.memoryMB)
 		}()
+	case "floor":
+		drc := fleet.DrainpipeUser.Config(sb.RESTConfig())
+		drc.QPS, drc.Burst = -1, 0
+		dc, err := kubernetes.NewForConfig(drc)
+		if err != nil {
+			return nil, fmt.Errorf("creating the floor's client: %w", err)
+		}
+		dp, err := fleet.Deploy(fake, fleet.Function{
+			Func: floorFunc(ec2.NewFromConfig(fake.Config()), dc), Cluster: f.Spec.Cluster, BatchSize: o.batch,
+			BatchWindow: o.window, MaxConcurrency: o.concurrency, Timeout: o.timeout,
+		})
+		if err != nil {
+			return nil, err
+		}
+		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
 	case "nth":
 		if queue, dlq, err = fleet.Queues(fake, o.timeout, 5); err != nil {
 			return nil, err
@@ -119,8 +177,6 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		stop = func() error { cancel(); return <-done }
 	case "limit":
 		stop = func() error { return nil }
-	default:
-		return nil, fmt.Errorf("unknown peer %q (drainpipe, nth, limit)", peer)
 	}
 
 	var once sync.Once
@@ -128,20 +184,69 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	halt := func() error { once.Do(func() { stopErr = stop() }); return stopErr }
 	defer halt() // on early returns too: no bootstrap outlives the run
 
+	apf0, err := fleet.APFRejected(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	disp0, rej0, err := fleet.FlowCounts(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	stopNeighbour, err := startNeighbour(ctx, admin, sb.RESTConfig())
+	if err != nil {
+		return nil, err
+	}
 	obs.Start()
 	if queue != "" {
 		if _, err := f.Enqueue(fake, queue); err != nil {
+			stopNeighbour()
 			return nil, err
 		}
 	} else {
 		go limit(rctx, admin, f)
 	}
-	waitErr := obs.WaitDrained(rctx)
+	var waitErr error
+	if peer == "floor" {
+		waitErr = waitCordoned(rctx, obs)
+	} else {
+		waitErr = obs.WaitDrained(rctx)
+	}
 	if queue != "" && waitErr == nil { // the hooks are completed after the drains
 		waitSettled(rctx, fake, queue)
 	}
+	r.neighbour = stopNeighbour()
 	if err := halt(); err != nil {
 		return nil, err
 	}
-	return r.fill(ctx, admin, fake, f, obs, dlq, apf0)
+	if _, err := r.fill(ctx, admin, fake, f, obs, dlq, apf0); err != nil {
+		return nil, err
+	}
+	disp1, rej1, err := fleet.FlowCounts(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	r.cost.nodes = r.targets
+	r.cost.kube = disp1[how.flowSchema] - disp0[how.flowSchema] + rej1[how.flowSchema] - rej0[how.flowSchema]
+	if how.flowSchema == "global-default" { // shared with the neighbour, who counted its own
+		r.cost.kube -= r.neighbour.requests
+	}
+	r.cost.ec2, r.cost.asg = awsCalls(fake)
+	if peer == "floor" {
+		r.floor(loads)
+	}
+	return r, nil
+}
+
+// floor replaces the floor run's drain times (it drains nothing) with the
+// first-principles floor: its own measured cordons, then the budgets'
+// replacement cycles.
+func (r *result) floor(loads []budgetLoad) {
+	r.drained = floorTimes(r.cordoned, drainCycles(len(r.cordoned), loads), r.cycle)
+	r.undrained = 0
+	for _, d := range r.drained {
+		if d == 0 {
+			r.undrained++
+		}
+	}
+	r.drainedP50, r.drainedP99 = fleet.Percentile(r.drained, 50), fleet.Percentile(r.drained, 99)
 }

@@ -1,0 +1,32 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxNoticePeriod bounds DRAINPIPE_NOTICE_PERIOD: a notice holds a drain
+// (and, on a hook, the instance) that long.
+const MaxNoticePeriod = time.Hour
+
+// Drains configures what drains tell the workloads.
+type Drains struct {
+	// NoticePeriod is how long pods annotated drainpipe.dev/notice=true
+	// are warned before their eviction (bounded by the instance's
+	// deadline less their grace); 0: no notice.
+	NoticePeriod time.Duration
+}
+
+func (r *reader) loadDrains(c *Drains) {
+	r.parse("NOTICE_PERIOD", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 30s, got %q", v)
+		}
+		if d < 0 || d > MaxNoticePeriod {
+			return fmt.Errorf("%s is outside 0–%s", d, MaxNoticePeriod)
+		}
+		c.NoticePeriod = d.Round(time.Second)
+		return nil
+	})
+}

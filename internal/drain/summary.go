@@ -1,0 +1,159 @@
+package drain
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// AnnotationReport keeps a bounded Summary of the node's drain, rewritten
+// at the end of every Run, so `drainpipe nodes NODE` (or kubectl) answers
+// "why isn't this node draining?" while it is.
+const AnnotationReport = "drainpipe.dev/drain-report"
+
+// maxListed bounds each list of a Summary; the rest is counted in More.
+const maxListed = 10
+
+// reportTimeout bounds the report's write after a Run, whose own context
+// may have ended (an invocation's time running out is when it matters).
+const reportTimeout = 2 * time.Second
+
+// Block is a pod a disruption budget refused to let go.
+type Block struct {
+	Pod    string `json:"pod"`
+	Budget string `json:"pdb,omitempty"` // the PodDisruptionBudget selecting it; several are comma-separated
+	// First and Last refusal, and how many, over the drain's Runs.
+	First    time.Time `json:"first"`
+	Last     time.Time `json:"last"`
+	Refusals int       `json:"refusals"`
+	Evicted  bool      `json:"evicted,omitempty"` // let go in the end
+}
+
+// Summary is a drain's report as kept on the node: counts, and the first
+// few pods of each list that needs a person's attention.
+type Summary struct {
+	Kind    string    `json:"kind"`
+	EventID string    `json:"eventId,omitempty"`
+	State   string    `json:"state"` // draining (a Run stopped unfinished) or done
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
+	// RunMillis is the last Run's duration; Runs counts them.
+	RunMillis int64 `json:"runMs"`
+	Runs      int   `json:"runs"`
+
+	Evicted           int       `json:"evicted"`
+	Terminating       int       `json:"terminating,omitempty"`
+	Pending           int       `json:"pending,omitempty"`
+	Blocked           []Block   `json:"blocked,omitempty"`
+	DeletedAtDeadline []string  `json:"deletedAtDeadline,omitempty"`
+	Stuck             []string  `json:"stuck,omitempty"`     // finalizers, dead kubelet
+	Protected         []string  `json:"protected,omitempty"` // karpenter.sh/do-not-disrupt, held
+	Failed            []Skipped `json:"failed,omitempty"`
+	LeftOnPurpose     []Skipped `json:"leftOnPurpose,omitempty"` // DaemonSet, mirror, tolerating, finished
+	// More counts entries left out of the lists above to keep it bounded.
+	More int `json:"more,omitempty"`
+}
+
+// Summarize folds a Run's report into the node's previous summary (zero
+// when none, or of another event).
+func Summarize(prev Summary, req Request, rep Report, now time.Time) Summary {
+	s := Summary{Kind: req.Kind, EventID: req.EventID, State: "draining", Started: now.Add(-rep.Elapsed), Updated: now,
+		RunMillis: rep.Elapsed.Milliseconds(), Runs: 1}
+	if prev.EventID == req.EventID && prev.Kind == req.Kind && !prev.Started.IsZero() {
+		s.Started, s.Runs, s.Evicted = prev.Started, prev.Runs+1, prev.Evicted
+	}
+	if rep.Done {
+		s.State = "done"
+	}
+	s.Evicted += len(rep.Evicted) + len(rep.FinishedGrants)
+	s.Terminating, s.Pending = len(rep.Terminating), len(rep.Pending)
+	s.Blocked = mergeBlocks(prev, s, rep.Blocks)
+	s.DeletedAtDeadline, s.Stuck, s.Failed, s.Protected = rep.DeletedAtDeadline, rep.Stuck, rep.Failed, rep.Protected
+	s.LeftOnPurpose = rep.Skipped
+	s.bound()
+	return s
+}
+
+// mergeBlocks carries the first refusal and the count over from earlier
+// Runs of the same drain.
+func mergeBlocks(prev, s Summary, blocks []Block) []Block {
+	out := slices.Clone(blocks)
+	if prev.EventID != s.EventID || prev.Kind != s.Kind {
+		return out
+	}
+	for i := range out {
+		if j := slices.IndexFunc(prev.Blocked, func(b Block) bool { return b.Pod == out[i].Pod }); j >= 0 {
+			out[i].First = prev.Blocked[j].First
+			out[i].Refusals += prev.Blocked[j].Refusals
+			out[i].Budget = cmp.Or(out[i].Budget, prev.Blocked[j].Budget)
+		}
+	}
+	return out
+}
+
+// bound keeps the first maxListed of each list, still-blocked pods first.
+func (s *Summary) bound() {
+	slices.SortStableFunc(s.Blocked, func(a, b Block) int {
+		if a.Evicted != b.Evicted {
+			if a.Evicted {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Pod, b.Pod)
+	})
+	s.Blocked = clip(s.Blocked, &s.More)
+	s.DeletedAtDeadline = clip(s.DeletedAtDeadline, &s.More)
+	s.Stuck = clip(s.Stuck, &s.More)
+	s.Protected = clip(s.Protected, &s.More)
+	s.Failed = clip(s.Failed, &s.More)
+	s.LeftOnPurpose = clip(s.LeftOnPurpose, &s.More)
+}
+
+func clip[T any](l []T, more *int) []T {
+	if len(l) <= maxListed {
+		return l
+	}
+	*more += len(l) - maxListed
+	return l[:maxListed]
+}
+
+// ReadSummary reads a node's AnnotationReport; false when it has none.
+func ReadSummary(node *corev1.Node) (Summary, bool) {
+	var s Summary
+	raw, ok := node.Annotations[AnnotationReport]
+	if !ok || json.Unmarshal([]byte(raw), &s) != nil {
+		return Summary{}, false
+	}
+	return s, true
+}
+
+// writeSummary writes the Run's summary on the node, unless a Run that
+// found nothing to do would only repeat it.
+func (d *Drainer) writeSummary(ctx context.Context, req Request, rep Report, prev Summary, acted bool) (Summary, error) {
+	s := Summarize(prev, req, rep, d.now())
+	if !acted && prev.State == s.State && prev.EventID == s.EventID && prev.Kind == s.Kind {
+		return prev, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s, fmt.Errorf("encoding drain report: %w", err)
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{AnnotationReport: string(b)}}})
+	if err != nil {
+		return s, fmt.Errorf("encoding node patch: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+	defer cancel()
+	if _, err := d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return s, fmt.Errorf("writing drain report on %s: %w", req.Node, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,36 @@
+package drain
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A cordon records the newest threat's event time and never moves it back;
+// a restore dated no later than it is overtaken, one dated after it is not.
+func TestThreatTimeOrdersRestores(t *testing.T) {
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: map[string]string{}}}
+	p, _ := cordonPatch(node, Request{Node: "n", Kind: "spot-interruption", EventTime: at}, DefaultConfig(), at)
+	if got := p.Metadata.Annotations[AnnotationThreatTime]; got != "2026-11-20T10:00:00Z" {
+		t.Fatalf("threat time written %q, want the event's", got)
+	}
+	node.Annotations[AnnotationThreatTime] = "2026-11-20T10:00:00Z"
+	node.Annotations[AnnotationKind] = "spot-interruption"
+	if p, _ := cordonPatch(node, Request{Node: "n", Kind: "state-change", EventTime: at.Add(-time.Minute)}, DefaultConfig(), at); p.Metadata.Annotations[AnnotationThreatTime] != "" {
+		t.Errorf("an older threat moved the threat time back to %q", p.Metadata.Annotations[AnnotationThreatTime])
+	}
+	m := ReadMarks(node)
+	for _, tc := range []struct {
+		restore time.Time
+		want    bool
+	}{{at.Add(-time.Minute), true}, {at, true}, {at.Add(time.Second), false}, {time.Time{}, false}} {
+		why := leave(node, m, Match{Kinds: []string{"spot-interruption"}, RestoreTime: tc.restore})
+		if got := strings.Contains(why, "overtaken"); got != tc.want {
+			t.Errorf("restore at %s: leave = %q, want overtaken %v", tc.restore, why, tc.want)
+		}
+	}
+}
