@@ -46,6 +46,7 @@ func commands() map[string]command {
 		"nodes":    {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
 		"uncordon": {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
 		"version":  {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
+		"sweep":    {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
 	}
 }
 

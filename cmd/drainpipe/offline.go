@@ -23,6 +23,9 @@ type offline struct {
 
 func (o offline) Act(_ context.Context, t handler.Task) handler.Result {
 	done := func(reason string) handler.Result { return handler.Result{Status: handler.StatusDone, Reason: reason} }
+	if t.Sweep {
+		return done("would sweep the nodes Drainpipe holds and the scheduled events EC2 lists (docs/sweep.md)")
+	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return done("would " + handler.Describe(t) + policyNote(t))
 	}

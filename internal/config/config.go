@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/event"
@@ -77,6 +78,9 @@ type Config struct {
 	// holding a webhook URL to notify; empty sends no notification. The
 	// URL itself is never put in the environment.
 	WebhookSecretARN string
+	// SweepRule is the ARN (or name) of the EventBridge schedule rule whose
+	// Scheduled Events run the sweep; empty ignores every scheduled event.
+	SweepRule string
 	// KubeEvents records Kubernetes events on drained nodes and pods.
 	KubeEvents bool
 	// Metrics writes CloudWatch embedded-format metrics to stdout.
@@ -174,6 +178,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
 	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
+	r.parse("SWEEP_RULE", func(v string) (err error) { c.SweepRule, err = parseSweepRule(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
@@ -199,4 +204,18 @@ func checkEndpointClusters(clusters []string, endpoints map[string]string) error
 		}
 	}
 	return nil
+}
+
+// parseSweepRule accepts an EventBridge rule ARN or a rule name.
+func parseSweepRule(v string) (string, error) {
+	if strings.HasPrefix(v, "arn:") {
+		if !strings.Contains(v, ":events:") || !strings.Contains(v, ":rule/") {
+			return "", fmt.Errorf("want an EventBridge rule ARN (arn:aws:events:REGION:ACCOUNT:rule/NAME) or a rule name, got %q", v)
+		}
+		return v, nil
+	}
+	if v == "" || len(v) > 64 || strings.ContainsAny(v, " /:") {
+		return "", fmt.Errorf("want an EventBridge rule ARN or a rule name (at most 64 characters), got %q", v)
+	}
+	return v, nil
 }

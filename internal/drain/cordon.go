@@ -97,6 +97,7 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 		p.Metadata.Labels = map[string]string{ExcludeFromLBLabel: "true"}
 		changed = append(changed, "label")
 	}
+	p.Metadata.Labels, changed = heldLabel(p.Metadata.Labels, node.Labels, changed)
 	want := map[string]string{AnnotationKind: req.Kind}
 	if req.EventID != "" {
 		want[AnnotationEventID] = req.EventID

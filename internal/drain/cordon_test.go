@@ -23,7 +23,7 @@ func TestCordonPatch(t *testing.T) {
 	cordoned := corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "n1", ResourceVersion: "7",
-			Labels: map[string]string{ExcludeFromLBLabel: "true"},
+			Labels: map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 			Annotations: map[string]string{
 				AnnotationEventID:      "ev-1",
 				AnnotationKind:         "spot-interruption",
@@ -55,11 +55,11 @@ func TestCordonPatch(t *testing.T) {
 			node: func(n *corev1.Node) {
 				n.Labels, n.Annotations, n.Spec = nil, nil, corev1.NodeSpec{Taints: []corev1.Taint{other}}
 			},
-			wantChanged: []string{"unschedulable", "taint", "label", "annotations"},
+			wantChanged: []string{"unschedulable", "taint", "label", "held label", "annotations"},
 			wantPatch: nodePatch{
 				Metadata: patchMeta{
 					ResourceVersion: "7",
-					Labels:          map[string]string{ExcludeFromLBLabel: "true"},
+					Labels:          map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 					Annotations: map[string]string{
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
@@ -121,9 +121,17 @@ func TestCordonPatch(t *testing.T) {
 		},
 		{
 			name:      "load-balancer label off",
-			node:      func(n *corev1.Node) { n.Labels = nil },
+			node:      func(n *corev1.Node) { n.Labels = map[string]string{LabelHeld: "true"} },
 			cfg:       func(c *Config) { c.ExcludeFromLB = false },
 			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7"}},
+		},
+		{
+			// Held by a version before the label: the next cordon adds it.
+			name:        "held without the label: labelled",
+			node:        func(n *corev1.Node) { n.Labels = map[string]string{ExcludeFromLBLabel: "true"} },
+			wantChanged: []string{"held label"},
+			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7",
+				Labels: map[string]string{LabelHeld: "true"}}},
 		},
 		{
 			name: "operator's cordon and label recorded as theirs",
@@ -131,11 +139,11 @@ func TestCordonPatch(t *testing.T) {
 				n.Labels, n.Annotations = map[string]string{ExcludeFromLBLabel: "false"}, nil
 				n.Spec = corev1.NodeSpec{Unschedulable: true}
 			},
-			wantChanged: []string{"taint", "label", "annotations"},
+			wantChanged: []string{"taint", "label", "held label", "annotations"},
 			wantPatch: nodePatch{
 				Metadata: patchMeta{
 					ResourceVersion: "7",
-					Labels:          map[string]string{ExcludeFromLBLabel: "true"},
+					Labels:          map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 					Annotations: map[string]string{
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",

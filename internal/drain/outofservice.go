@@ -38,6 +38,8 @@ func MarkOutOfService(ctx context.Context, client kubernetes.Interface, name str
 				Annotations: map[string]string{AnnotationOutOfService: "true"}},
 			Spec: &patchSpec{Unschedulable: node.Spec.Unschedulable, Taints: taints},
 		}
+		// Held, so the sweep finds it if the notice that ends it is lost.
+		p.Metadata.Labels, _ = heldLabel(nil, node.Labels, nil)
 		body, err := json.Marshal(p)
 		if err != nil {
 			return false, fmt.Errorf("encoding node patch: %w", err)

@@ -173,6 +173,13 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 			changed = append(changed, "label")
 		}
 	}
+	if _, ok := node.Labels[LabelHeld]; ok {
+		if p.Metadata.Labels == nil {
+			p.Metadata.Labels = map[string]*string{}
+		}
+		p.Metadata.Labels[LabelHeld] = nil
+		changed = append(changed, "held label")
+	}
 	for k := range node.Annotations {
 		if strings.HasPrefix(k, annotationPrefix) {
 			if p.Metadata.Annotations == nil {

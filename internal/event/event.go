@@ -105,6 +105,15 @@ type Interruption struct {
 	// whatever the policy (an AWS Health code that only costs the instance its
 	// network connectivity for a while).
 	CordonOnly string
+	// Rule is the EventBridge rule that sent a KindSweep; empty for
+	// other kinds.
+	Rule string
+	// ScheduledCode is EC2's scheduled event code (instance-retirement,
+	// instance-stop, instance-reboot, system-reboot, system-maintenance)
+	// of a scheduled change, from a Health notice or from
+	// DescribeInstanceStatus: with Deadline (its start) it names the
+	// event both sources tell of, so it is acted on once.
+	ScheduledCode string
 	// Summary is a short human description of the notice for logs and
 	// the CLI (e.g. "spot instance-action terminate").
 	Summary string

@@ -28,6 +28,7 @@ var detailSources = map[string]string{
 	detailCapacity:       "aws.ec2",
 	detailBlockExpiry:    "aws.ec2",
 	detailBlockExpiryAlt: "aws.ec2",
+	detailScheduled:      "aws.events",
 }
 
 // envelope is the EventBridge event structure common to every detail-type.
@@ -39,7 +40,7 @@ type envelope struct {
 	Time       string          `json:"time"`
 	Region     string          `json:"region"`
 	Detail     json.RawMessage `json:"detail"`
-	// Resources is kept raw: only AWS Health reads it, and a body whose
+	// Resources is kept raw: only AWS Health and the Scheduled Event read it, and a body whose
 	// resources are not a list must not fail the other kinds.
 	Resources json.RawMessage `json:"resources"`
 }
@@ -89,6 +90,8 @@ func parseEventBridge(body []byte) (Parsed, error) {
 		return parseCapacityInterruption(h, env.Detail)
 	case detailBlockExpiry, detailBlockExpiryAlt:
 		return parseBlockExpiry(h, env.Detail)
+	case detailScheduled:
+		return parseScheduled(h)
 	default: // detailLaunch
 		return parseLifecycleAction(h, detailLaunch, TransitionLaunching, env.Detail)
 	}

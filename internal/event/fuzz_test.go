@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, in := range got.Interruptions {
 			// A capacity-block-expiry names its reservation, not instances.
-			if in.Kind == "" || (len(in.Instances) == 0) == (in.Reservation == "") {
+			if in.Kind == "" || (in.Kind != KindSweep && (len(in.Instances) == 0) == (in.Reservation == "")) {
 				t.Fatalf("incomplete interruption %+v", in)
 			}
 			for _, id := range in.Instances {

@@ -37,6 +37,18 @@ var HealthConnectivityOnlyCodes = []string{
 	"AWS_EC2_DEDICATED_HOST_NETWORK_MAINTENANCE_SCHEDULED",
 }
 
+// healthToEC2 maps an AWS Health scheduled-change code to the code of the
+// EC2 scheduled event it announces (DescribeInstanceStatus's event.code):
+// the sweep finds those events itself, and the two must be acted on once.
+var healthToEC2 = map[string]string{
+	"AWS_EC2_INSTANCE_STOP_SCHEDULED":                  "instance-stop",
+	"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED":            "instance-retirement",
+	"AWS_EC2_PERSISTENT_INSTANCE_RETIREMENT_SCHEDULED": "instance-retirement",
+	"AWS_EC2_INSTANCE_REBOOT_MAINTENANCE_SCHEDULED":    "instance-reboot",
+	"AWS_EC2_SYSTEM_REBOOT_MAINTENANCE_SCHEDULED":      "system-reboot",
+	"AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED":             "system-maintenance",
+}
+
 // maxEventArn bounds the notice ARN kept as the event id (and annotation).
 const maxEventArn = 512
 
@@ -65,6 +77,7 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	}
 	code := clip(d.EventTypeCode)
 	in := h.interruption(KindScheduledChange, instances...)
+	in.ScheduledCode = healthToEC2[d.EventTypeCode]
 	if d.EventArn != "" {
 		if err := checkName("Health event ARN", d.EventArn); err != nil || len(d.EventArn) > maxEventArn {
 			return Parsed{}, rejectf("malformed Health event ARN %q", clip(d.EventArn))

@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,42 @@ func TestLifecycleLogValueRedactsToken(t *testing.T) {
 	lc := Lifecycle{ASG: "a", Hook: "h", Token: "71514b9d-6a40-4b26-8523-05e7eEXAMPLE", InstanceID: "i-12345678"}
 	if got := lc.LogValue().String(); strings.Contains(got, lc.Token) {
 		t.Errorf("LogValue() = %s, leaks the token", got)
+	}
+}
+
+// A Scheduled Event must name exactly one EventBridge rule and come from
+// aws.events; which rule is ours is the handler's to judge.
+func TestParseScheduledEventEdges(t *testing.T) {
+	base := string(readTestdata(t, "eventbridge-scheduled-sweep.json"))
+	tests := []struct {
+		name, from, to string
+		wantErr        string
+	}{
+		{"no resources", `"resources": ["arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep"]`, `"resources": []`, "names 0 resources"},
+		{"not a rule", `arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep`, `arn:aws:sqs:us-east-2:123456789012:q`, "not an EventBridge rule ARN"},
+		{"forged source", `"source": "aws.events"`, `"source": "custom.app"`, `must come from source "aws.events"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := strings.Replace(base, tt.from, tt.to, 1)
+			_, err := Parse([]byte(body))
+			if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Parse() error = %v, want a rejection containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	for _, c := range []struct {
+		rule, configured string
+		want             bool
+	}{
+		{"arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep", "arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep", true},
+		{"arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep", "drainpipe-sweep", true},
+		{"arn:aws:events:us-east-2:123456789012:rule/other", "drainpipe-sweep", false},
+		{"arn:aws:events:us-east-2:123456789012:rule/x-drainpipe-sweep", "drainpipe-sweep", false},
+		{"arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep", "", false},
+	} {
+		if got := SweepRuleMatches(c.rule, c.configured); got != c.want {
+			t.Errorf("SweepRuleMatches(%q, %q) = %v, want %v", c.rule, c.configured, got, c.want)
+		}
 	}
 }

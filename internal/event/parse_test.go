@@ -45,7 +45,7 @@ func TestParseTestdata(t *testing.T) {
 		Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
 		EventID:   "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED_ABC123-DEF456",
 		Time:      mustTime(t, "2026-11-06T06:27:57Z"), Deadline: mustTime(t, "2026-11-20T15:10:09Z"),
-		Account: "123456789012", Region: "us-east-1",
+		Account: "123456789012", Region: "us-east-1", ScheduledCode: "instance-retirement",
 		Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
 	}
 	// A closed notice restores the nodes cordoned for the same notice ARN;
@@ -58,6 +58,7 @@ func TestParseTestdata(t *testing.T) {
 	twoOfThree.Summary += `; 2 malformed entities skipped (first: entity 2 is not an object with a string entityValue)`
 	maintenance := retirement
 	maintenance.Instances = []string{"i-0aaaa1111bbbb2222"}
+	maintenance.ScheduledCode = "" // not an EC2 scheduled event code
 	maintenance.EventID = "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED/AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED_XYZ789"
 	maintenance.CordonOnly = `AWS Health code "AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED" costs the instance its network connectivity for a while, not the instance`
 	maintenance.Summary = "AWS Health scheduled change AWS_EC2_INSTANCE_NETWORK_MAINTENANCE_SCHEDULED (cordon at most: " + maintenance.CordonOnly + ")"
@@ -130,6 +131,11 @@ func TestParseTestdata(t *testing.T) {
 			Time: mustTime(t, "2026-11-20T11:20:00Z"), Deadline: mustTime(t, "2026-11-20T11:30:00Z"),
 			Account: "123456789012", Region: "us-east-2",
 			Summary: "capacity block cr-0123456789abcdef0 expires 2026-11-20T12:00:00Z",
+		}}},
+		{file: "eventbridge-scheduled-sweep.json", want: []Interruption{{
+			Kind: KindSweep, EventID: "89d1a02d-5ec7-412e-82f5-13505f849b41", Time: mustTime(t, "2026-11-20T10:05:00Z"),
+			Account: "123456789012", Region: "us-east-2", Rule: "arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep",
+			Summary: "sweep scheduled by arn:aws:events:us-east-2:123456789012:rule/drainpipe-sweep",
 		}}},
 		{file: "eventbridge-health-scheduled-change.json", want: []Interruption{retirement}},
 		{file: "eventbridge-health-resources-only.json", want: []Interruption{retirement}},

@@ -15,7 +15,11 @@ type Task struct {
 	// Reservation, set instead of InstanceID, is a Capacity Block whose
 	// instances the actor finds (a block expiry names no instance).
 	Reservation string
-	Action      policy.Action
+	// Sweep, set instead of InstanceID, asks the actor to sweep: check
+	// every node Drainpipe holds against EC2 and repair what a lost notice
+	// left (one task however many sweep messages the batch holds).
+	Sweep  bool
+	Action policy.Action
 	// Interruptions are every interruption in the batch naming this
 	// instance; every lifecycle hook among them must be completed.
 	Interruptions []event.Interruption

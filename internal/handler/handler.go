@@ -52,6 +52,10 @@ type Options struct {
 	// smallest Result.RetryWithin) instead of passing it to OnRetry; same
 	// context as OnRetry.
 	OnHold func(ctx context.Context, held events.SQSMessage, after time.Duration)
+	// SweepRule is the ARN (or name) of the schedule rule whose Scheduled
+	// Events are sweeps (DRAINPIPE_SWEEP_RULE); scheduled events from other
+	// rules are ignored with a reason. Empty: no sweep.
+	SweepRule string
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.

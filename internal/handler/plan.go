@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,13 +48,19 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 			action := h.opts.Policy.ForInterruption(in)
 			// Lifecycle hooks (terminate and launch) always reach the
 			// actor: only it completes them.
-			if in.Lifecycle == nil {
+			if in.Kind == event.KindSweep && !event.SweepRuleMatches(in.Rule, h.opts.SweepRule) {
+				skipped = append(skipped, sweepNotOurs(in.Rule, h.opts.SweepRule))
+				continue
+			}
+			if in.Lifecycle == nil && in.Kind != event.KindSweep {
 				// A restore only takes back Drainpipe's own marks, whatever
 				// the policy now says.
 				if action == policy.ActionNone && !in.Restore {
 					skipped = append(skipped, policy.IgnoreReason(in.Kind))
 					continue
 				}
+			}
+			if in.Lifecycle == nil {
 				if why, stale := Stale(in, r.receiveCount, h.opts.MaxEventAge, h.opts.Now()); stale {
 					skipped = append(skipped, why)
 					continue
@@ -71,7 +78,7 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 				t.ReceiveCount = max(t.ReceiveCount, r.receiveCount)
 				t.noteHook(in.Lifecycle, id, r.receiveCount)
 				one := in
-				if t.Reservation == "" {
+				if t.Reservation == "" && !t.Sweep {
 					one = narrow(in, id)
 				}
 				t.Interruptions = addInterruption(t.Interruptions, one)
@@ -92,6 +99,9 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 // Capacity Block expiry names instead (reservation and instance IDs differ
 // in prefix, so they share one map).
 func targets(in event.Interruption) []string {
+	if in.Kind == event.KindSweep {
+		return []string{sweepKey}
+	}
 	if len(in.Instances) == 0 && in.Reservation != "" {
 		return []string{in.Reservation}
 	}
@@ -99,10 +109,25 @@ func targets(in event.Interruption) []string {
 }
 
 func newTask(in event.Interruption, id string) Task {
+	if id == sweepKey {
+		return Task{Sweep: true, Action: policy.ActionNone}
+	}
 	if len(in.Instances) == 0 && in.Reservation != "" {
 		return Task{Reservation: id, Action: policy.ActionNone}
 	}
 	return Task{InstanceID: id, Action: policy.ActionNone}
+}
+
+// sweepKey is the sweep's task key: every sweep message of a batch makes
+// one sweep (instance and reservation IDs have other prefixes).
+const sweepKey = "sweep"
+
+// sweepNotOurs says why a Scheduled Event is not Drainpipe's sweep.
+func sweepNotOurs(rule, configured string) string {
+	if configured == "" {
+		return fmt.Sprintf("scheduled event from rule %s, but no sweep rule is configured (DRAINPIPE_SWEEP_RULE)", rule)
+	}
+	return fmt.Sprintf("scheduled event from rule %s, not the sweep rule %s (DRAINPIPE_SWEEP_RULE)", rule, configured)
 }
 
 // narrow is in as it concerns one instance, so an actor sees only its own

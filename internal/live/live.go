@@ -95,7 +95,15 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
 	}
-	actor, err := pipeline.New(pipeline.Config{
+	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
+	var actor *pipeline.Actor
+	sweepOnce, err := newSweep(cfg, opts, clusters, lookup, obs.metrics, log, func(ctx context.Context, t handler.Task) handler.Result {
+		return actor.Act(ctx, t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	actor, err = pipeline.New(pipeline.Config{
 		DryRun:          cfg.DryRun || opts.DryRun,
 		MaxReceiveCount: cfg.MaxReceiveCount,
 		MaxEventAge:     cfg.MaxEventAge,
@@ -112,7 +120,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		SkipAutoMode:      !cfg.Return.HandleAutoMode,
 		RebalanceHold:     cfg.Return.RebalanceHold,
 	}, pipeline.Deps{
-		Instances: instance.NewLookup(ec2.NewFromConfig(awsCfg), router),
+		Instances: lookup,
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
 		NodeOf:    nodemap.Node,
@@ -122,6 +130,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Hooks:    lifecycle.New(autoscaling.NewFromConfig(awsCfg)),
 		Recorder: obs.recorder,
 		Log:      log,
+		Sweep:    sweepOnce,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the pipeline: %w", err)
@@ -181,5 +190,6 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnRetry:         onRetry,
 		Accept:          cfg.Accept,
 		OnHold:          onHold,
+		SweepRule:       cfg.SweepRule,
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
+	"github.com/drainpipe/drainpipe/internal/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -193,5 +194,24 @@ func TestErrorClass(t *testing.T) {
 				t.Errorf("errorClass(%v) = %q, want %q", tt.err, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRecordSweep(t *testing.T) {
+	var buf bytes.Buffer
+	e := New(&buf)
+	e.RecordSweep(sweep.Report{Checked: 4, Repairs: []sweep.Repair{{What: sweep.RepairGivenBack}, {What: sweep.RepairGivenBack},
+		{What: sweep.RepairOutOfService}, {What: sweep.RepairScheduled}}})
+	e.RecordSweep(sweep.Report{Checked: 1, DryRun: true, Repairs: []sweep.Repair{{What: sweep.RepairGivenBack}}})
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("want exactly one document (dry runs count nothing): %v\n%s", err, buf.String())
+	}
+	want := map[string]float64{MetricSweepNodesChecked: 4, MetricSweepGivenBack: 2, MetricSweepOutOfService: 1,
+		MetricSweepScheduledEvents: 1, MetricSweepRepairs: 4}
+	for name, v := range want {
+		if doc[name] != v {
+			t.Errorf("%s = %v, want %v", name, doc[name], v)
+		}
 	}
 }

@@ -25,9 +25,12 @@ type Deps struct {
 	NodeOf     NodeGetter // optional: FindNode and a GET when nil
 	NewDrainer DrainerFactory
 	Hooks      Hooks
-	Recorder   Recorder     // default NopRecorder
-	Clock      Clock        // default SystemClock
-	Log        *slog.Logger // default slog.Default()
+	// Sweep runs one sweep for a sweep task (handler.Task.Sweep); nil
+	// ignores sweep tasks with a reason.
+	Sweep    func(ctx context.Context) handler.Result
+	Recorder Recorder     // default NopRecorder
+	Clock    Clock        // default SystemClock
+	Log      *slog.Logger // default slog.Default()
 }
 
 // Actor carries out tasks: it looks the instance up, finds its node, cordons
@@ -46,6 +49,7 @@ type Actor struct {
 	log        *slog.Logger
 	keeper     *keeper
 	timeouts   HookTimeouts // nil when Hooks cannot tell
+	sweep      func(ctx context.Context) handler.Result
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -80,7 +84,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	}
 	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
-		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log,
+		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)
 	a.keeper = newKeeper(a)
@@ -91,6 +95,9 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
+	if t.Sweep {
+		return a.runSweep(ctx, t)
+	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return a.actOnReservation(ctx, t)
 	}

@@ -157,6 +157,13 @@ func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t 
 	if why != "" {
 		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
 	}
+	why, err = scheduledActed(ctx, client, node, p)
+	if err != nil {
+		return retry(err.Error()), true
+	}
+	if why != "" {
+		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
+	}
 	if a.cfg.RebalanceHold > 0 && t.ReceiveCount > 1 && rebalanceOnly(t) {
 		why, err := a.overtaken(ctx, client, node, p)
 		if err != nil {
@@ -175,6 +182,7 @@ func (a *Actor) afterDrain(ctx context.Context, client kubernetes.Interface, t h
 	if r.Status != handler.StatusDone {
 		return r
 	}
+	a.recordScheduled(ctx, client, node, p, log)
 	if inst.State == "stopped" && a.cfg.OutOfService {
 		return a.outOfService(ctx, client, inst, node, r, log)
 	}

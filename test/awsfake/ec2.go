@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,7 +88,8 @@ func (s *Server) describeInstances(w http.ResponseWriter, form url.Values, fault
 	filters := map[string][]string{}
 	for i := 1; form.Has(fmt.Sprintf("Filter.%d.Name", i)); i++ {
 		name := form.Get(fmt.Sprintf("Filter.%d.Name", i))
-		if name != "instance-id" && name != "capacity-reservation-id" && !strings.HasPrefix(name, "tag:") {
+		if name != "instance-id" && name != "capacity-reservation-id" && name != "instance-state-name" && name != "tag-key" &&
+			!strings.HasPrefix(name, "tag:") {
 			writeEC2Error(w, http.StatusBadRequest, "InvalidParameterValue", "awsfake: unsupported filter "+name)
 			return
 		}
@@ -129,14 +131,9 @@ func (s *Server) describeInstances(w http.ResponseWriter, form url.Values, fault
 		return
 	}
 
-	start := 0
-	if tok := form.Get("NextToken"); tok != "" {
-		n, err := strconv.Atoi(tok)
-		if err != nil || n < 0 || n > len(match) {
-			writeEC2Error(w, http.StatusBadRequest, "InvalidParameterValue", "invalid NextToken")
-			return
-		}
-		start = n
+	start, ok := pageStart(w, form, len(match))
+	if !ok {
+		return
 	}
 	resp := describeInstancesResponse{RequestID: requestID}
 	end := len(match)
@@ -193,6 +190,13 @@ func matches(in Instance, filters map[string][]string) bool {
 			got, ok = in.ID, true
 		case name == "capacity-reservation-id":
 			got, ok = in.CapacityReservationID, in.CapacityReservationID != ""
+		case name == "instance-state-name":
+			got, ok = toEC2(in).State.Name, true
+		case name == "tag-key":
+			ok = slices.ContainsFunc(values, func(k string) bool { _, has := in.Tags[k]; return has })
+			if ok {
+				continue
+			}
 		default:
 			got, ok = in.Tags[strings.TrimPrefix(name, "tag:")]
 		}
@@ -263,4 +267,19 @@ func writeXML(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
+}
+
+// pageStart reads a request's NextToken (the index its page starts at),
+// answering an error and returning false when it is not one of ours.
+func pageStart(w http.ResponseWriter, form url.Values, total int) (int, bool) {
+	tok := form.Get("NextToken")
+	if tok == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(tok)
+	if err != nil || n < 0 || n > total {
+		writeEC2Error(w, http.StatusBadRequest, "InvalidParameterValue", "invalid NextToken")
+		return 0, false
+	}
+	return n, true
 }

@@ -73,6 +73,7 @@ type Server struct {
 	sticky      map[string]Fault   // by action, answered until cleared
 	instances   map[string]Instance
 	order       []string // instance IDs in insertion order, for stable pages
+	scheduled   []ScheduledEvent
 	clusters    map[string]Cluster
 	actions     []LifecycleAction // active lifecycle actions
 	completed   []Completion
@@ -273,6 +274,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "DescribeInstances":
 		fault := s.record(Call{Service: ServiceEC2, Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		s.describeInstances(w, form, fault)
+	case "DescribeInstanceStatus":
+		fault := s.record(Call{Service: ServiceEC2, Action: action, Params: form, Signed: signed})
+		s.describeInstanceStatus(w, form, fault)
 	case "CompleteLifecycleAction", "RecordLifecycleActionHeartbeat":
 		fault := s.record(Call{Service: ServiceAutoScaling, Action: action, Params: form, Signed: signed, UserAgent: r.UserAgent()})
 		s.lifecycleAction(w, action, form, fault)

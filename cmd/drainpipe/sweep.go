@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/live"
+	"github.com/drainpipe/drainpipe/internal/metrics"
+)
+
+// sweepUsage describes `drainpipe sweep`.
+const sweepUsage = `usage: drainpipe sweep [--kubeconfig PATH] [--dry-run] [--timeout D]
+
+Runs one sweep as the function's schedule does: checks every node Drainpipe
+holds (label drainpipe.dev/held=true) against EC2 and repairs what a lost
+notice left. Each repair is logged on stderr with its reason; the outcome
+is printed on stdout.`
+
+// sweepCmd runs one sweep from a laptop.
+func sweepCmd(ctx context.Context, c cli, args []string) int {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to sweep (local mode)")
+	dryRun := fs.Bool("dry-run", false, "log what would be repaired, write nothing")
+	timeout := fs.Duration("timeout", defaultRunTimeout, "the sweep's deadline")
+	fs.Usage = func() {
+		fmt.Fprintln(c.Stderr, sweepUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	} else if err != nil || fs.NArg() > 0 || *timeout <= 0 {
+		return exitUsage
+	}
+	getenv := c.Getenv
+	if *kubeconfig != "" {
+		getenv = func(k string) string {
+			if k == config.Prefix+"KUBECONFIG" {
+				return *kubeconfig
+			}
+			return c.Getenv(k)
+		}
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
+		return exitUsage
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	awsCfg, err := live.AWSConfig(ctx)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: metrics.New(c.Stderr)})
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
+		return exitUsage
+	}
+	start := time.Now()
+	r := actor.Act(ctx, handler.Task{Sweep: true})
+	out, _ := json.MarshalIndent(map[string]any{"status": r.Status.String(), "reason": r.Reason,
+		"elapsedMs": time.Since(start).Milliseconds()}, "", "  ")
+	fmt.Fprintln(c.Stdout, string(out))
+	if r.Status == handler.StatusRetry {
+		return exitFail
+	}
+	return exitOK
+}

@@ -1,0 +1,96 @@
+package sweep
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/instance"
+)
+
+// verdict is what to do with one held node: what is empty to leave it
+// (why says why), else a Repair kind; match is the hold to give back.
+type verdict struct {
+	what  string
+	why   string
+	match drain.Match
+}
+
+func leave(format string, args ...any) verdict { return verdict{why: fmt.Sprintf(format, args...)} }
+
+// judge decides what a held node needs, from its marks, its instance as
+// EC2 describes it now and the instance's scheduled events. It gives back
+// only a hold whose threat is over, past the margin; it never touches a
+// node Karpenter is disrupting or one being deleted.
+func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []instance.ScheduledEvent) verdict {
+	m := drain.ReadMarks(h.node)
+	now := s.d.Now()
+	switch {
+	case h.node.DeletionTimestamp != nil:
+		return leave("node is being deleted")
+	case m.Karpenter:
+		return leave("Karpenter is disrupting the node (%s): it is Karpenter's", drain.KarpenterDisruptedTaint)
+	case !m.Held():
+		return leave("node carries the held label but no Drainpipe hold")
+	case h.instance == "":
+		return leave("node's providerID %q names no EC2 instance", h.node.Spec.ProviderID)
+	case !found:
+		return leave("EC2 does not know instance %s: the node controller removes a node whose instance is gone", h.instance)
+	case inst.Cluster != h.cluster:
+		return leave("instance %s is not routed to cluster %s (EC2 tags say %q)", h.instance, h.cluster, inst.Cluster)
+	case inst.State == "stopped" || inst.State == "terminated":
+		if !s.cfg.OutOfService || m.OutOfSvc || hasOutOfService(h.node) {
+			return leave("instance is %s; node already out of service or DRAINPIPE_OUT_OF_SERVICE is off", inst.State)
+		}
+		return verdict{what: RepairOutOfService, why: fmt.Sprintf("instance is %s but its node was never tainted out of "+
+			"service: the state-change notice was lost", inst.State)}
+	case inst.State != "running":
+		return leave("instance is %s: the notice for it may still come", inst.State)
+	}
+	since, err := time.Parse(time.RFC3339, m.Since)
+	if m.Kind != "" && (err != nil || now.Sub(since) < s.cfg.Margin) {
+		return leave("held since %s, less than the %s margin: its own notice may still come", m.Since, s.cfg.Margin)
+	}
+	back := verdict{what: RepairGivenBack, match: drain.Match{Kinds: []string{m.Kind}, EventID: m.EventID, Running: true}}
+	deadline, _ := time.Parse(time.RFC3339, m.Deadline)
+	switch event.Kind(m.Kind) {
+	case "":
+		if !m.OutOfSvc {
+			return leave("node holds no interruption kind")
+		}
+		back.match.Kinds = nil
+		back.why = "instance runs but its node is tainted out of service: the running notice was lost"
+	case event.KindStateChange:
+		back.why = "instance runs again after its stop: the running notice was lost"
+	case event.KindSpotInterruption, event.KindCapacityReservationInterruption, event.KindCapacityBlockExpiry:
+		if deadline.IsZero() || now.Before(deadline.Add(s.cfg.Margin)) {
+			return leave("%s deadline %s not passed by the %s margin: the drain may be in progress", m.Kind, m.Deadline, s.cfg.Margin)
+		}
+		back.why = fmt.Sprintf("instance still runs %s after its %s deadline: EC2 did not take it",
+			now.Sub(deadline).Round(time.Second), m.Kind)
+	case event.KindScheduledChange:
+		for _, e := range events {
+			return leave("scheduled event %s (%s, from %s) still listed for the instance", e.ID, e.Code, e.NotBefore.Format(time.RFC3339))
+		}
+		if !deadline.IsZero() && now.Before(deadline.Add(s.cfg.Margin)) {
+			return leave("scheduled change starts %s: not passed by the %s margin", m.Deadline, s.cfg.Margin)
+		}
+		back.why = "EC2 lists no scheduled event for the instance any more: the notice closing it was lost"
+	case event.KindRebalanceRecommendation:
+		end := since.Add(s.cfg.RebalanceHold)
+		if s.cfg.RebalanceHold == 0 {
+			return leave("DRAINPIPE_REBALANCE_HOLD is 0: rebalance cordons are kept")
+		}
+		if now.Before(end.Add(s.cfg.Margin)) {
+			return leave("rebalance hold ends %s: not passed by the %s margin", end.UTC().Format(time.RFC3339), s.cfg.Margin)
+		}
+		back.why = fmt.Sprintf("rebalance hold ended %s ago and no interruption followed: its redelivery was lost",
+			now.Sub(end).Round(time.Second))
+	case event.KindASGLifecycle:
+		return leave("a terminate lifecycle action may still be pending: the instance goes with it")
+	default:
+		return leave("held for %s, which the sweep does not judge", m.Kind)
+	}
+	return back
+}
