@@ -17,7 +17,7 @@ var ContextKeys = []string{
 	"actionCapacityReservation",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
-	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
+	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 }
 
@@ -52,6 +52,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.seconds("alarmOldestMessageAgeSeconds", &p.AlarmOldestMessageAge)
 	r.integer("alarmErrors", &p.AlarmErrors)
 	r.str("alarmTopicArn", &p.AlarmTopicARN)
+	r.str("alarmEmail", &p.AlarmEmail)
 	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
 	r.str("webhookSecretArn", &p.WebhookSecretARN)
 	r.list("senderRoleArns", &p.SenderRoleARNs)

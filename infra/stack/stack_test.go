@@ -271,7 +271,7 @@ func TestAlarms(t *testing.T) {
 				}
 				got = append(got, fmt.Sprintf("%s/%s %s %s %v on %s", pr["Namespace"], pr["MetricName"], pr["Statistic"],
 					pr["ComparisonOperator"], pr["Threshold"], on))
-				wantActions := ""
+				wantActions := "${Topic}" // created so alarms reach someone
 				if withTopic {
 					wantActions = topic
 				}
@@ -308,6 +308,9 @@ func TestOutputs(t *testing.T) {
 		"DeadLetterQueueUrl": "${DeadLetterQueue}",
 		"FunctionName":       "${Function}",
 		"RoleArn":            "${FunctionRole.Arn}",
+		"AlarmTopicArn":      "${Topic}",
+		"DashboardName":      "${Dashboard}",
+		"LogGroupName":       "${LogGroup}",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
