@@ -5,6 +5,8 @@ LDFLAGS   := -s -w
 SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
+
+.PHONY: docs
 .PHONY: help build build-local test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
 
 help:
@@ -80,6 +82,9 @@ chaos: sandbox-build build-local ## fault matrix: ten faults injected into waves
 
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
 	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)
+
+docs: ## regenerate docs/configuration.md from the settings table
+	$(GO) run ./tools/gendocs
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s

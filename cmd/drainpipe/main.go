@@ -76,5 +76,5 @@ func usage(w io.Writer, cmds map[string]command) {
 		lines = append(lines, "  drainpipe "+cmd.usage)
 	}
 	slices.Sort(lines)
-	fmt.Fprintf(w, "usage:\n%s\n\nConfiguration comes from DRAINPIPE_* environment variables (see README).\n", strings.Join(lines, "\n"))
+	fmt.Fprintf(w, "usage:\n%s\n\nConfiguration comes from DRAINPIPE_* environment variables (see docs/configuration.md).\n", strings.Join(lines, "\n"))
 }

@@ -60,16 +60,16 @@ func TestFromContextRejectsBadTypes(t *testing.T) {
 	}
 }
 
-// TestContextKeysDocumented keeps the README's context table in step with
+// TestContextKeysDocumented keeps the context table in docs/deploy.md in step with
 // the keys the app reads.
 func TestContextKeysDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/deploy.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range ContextKeys {
 		if !strings.Contains(string(readme), "| `"+k+"` |") {
-			t.Errorf("README.md has no context table row for `%s`", k)
+			t.Errorf("docs/deploy.md has no context table row for `%s`", k)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,5 +39,17 @@ func TestSettingsMatchLoad(t *testing.T) {
 		if !slices.Contains(read, n) {
 			t.Errorf("Settings lists %s, which Load never reads", n)
 		}
+	}
+}
+
+// TestReferenceCurrent fails when docs/configuration.md is not what
+// Reference renders from the table: run `go run ./tools/gendocs`.
+func TestReferenceCurrent(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join("..", "..", ReferencePath))
+	if err != nil {
+		t.Fatalf("%v (run `go run ./tools/gendocs`)", err)
+	}
+	if string(got) != Reference() {
+		t.Errorf("%s is out of date: run `go run ./tools/gendocs`", ReferencePath)
 	}
 }
