@@ -58,6 +58,7 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c.Function, c.Role = newFunction(scope, p, c.Queue)
 	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
 	denyOtherSenders(p, c.Rules, c.NotificationRole, c.Queue, c.DeadLetterQueue)
+	guardConsumers(c)
 	newAlarms(c)
 	c.Dashboard = newDashboard(scope, c.DeadLetterQueue)
 	newOutputs(c)

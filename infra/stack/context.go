@@ -18,7 +18,7 @@ var ContextKeys = []string{
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
-	"senderRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
+	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or

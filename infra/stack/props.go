@@ -66,6 +66,10 @@ type Props struct {
 	// SenderRoleARNs are roles besides the stack's own senders allowed to
 	// send to the queues (a dead-letter redrive); everyone else is denied.
 	SenderRoleARNs []string
+	// OperatorRoleARNs may, besides the function, receive, delete, purge
+	// and hide messages on both queues (everyone else is denied), and
+	// redrive the dead-letter queue into the queue.
+	OperatorRoleARNs []string
 	// SubnetIDs and SecurityGroupIDs place the function in a VPC (both or
 	// neither), for clusters whose API endpoint is private.
 	SubnetIDs        []string
@@ -81,10 +85,10 @@ type Props struct {
 
 	// Code is the function's code; nil: the bootstrap in AssetDir.
 	Code awslambda.Code
-	// stackNamed names the queue after the deployed stack (AWS::StackName)
-	// rather than the synthesized one: a standalone template is deployed
-	// under names chosen later.
-	stackNamed bool
+	// StackNamedQueue names the queue after the deployed stack
+	// (AWS::StackName) rather than the synthesized one: a standalone
+	// template is deployed under names chosen later.
+	StackNamedQueue bool
 }
 
 // Actions holds the action per event kind: none, cordon or cordon-and-drain.

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
@@ -63,7 +64,7 @@ func denyOtherSenders(p Props, rules []awsevents.Rule, notifyRole awsiam.IRole, 
 	if notifyRole != nil {
 		principals = append(principals, notifyRole.RoleArn())
 	}
-	for _, r := range p.SenderRoleARNs {
+	for _, r := range append(slices.Clone(p.SenderRoleARNs), p.OperatorRoleARNs...) {
 		principals = append(principals, jsii.String(r))
 	}
 	notEquals := map[string]any{"aws:SourceArn": sources}

@@ -51,7 +51,7 @@ func newQueues(s constructs.Construct, p Props) (queue, dlq awssqs.Queue) {
 	})
 	suppress(dlq, rule{"AwsSolutions-SQS3", "This is the dead-letter queue; it has none of its own.", ""})
 	name := queueName(s)
-	if p.stackNamed {
+	if p.StackNamedQueue {
 		name = *awscdk.Fn_Join(jsii.String(""), &[]*string{awscdk.Aws_STACK_NAME(), jsii.String("-queue")})
 	}
 	allowRedriveFrom(dlq, queueARN(s, name))

@@ -136,6 +136,8 @@ func TestQueuePolicies(t *testing.T) {
 				switch {
 				case s.Effect == "Deny" && slices.Equal(s.Actions, []string{"sqs:SendMessage"}):
 					// the senders' deny: TestQueuesDenySendingToOthers
+				case s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:PurgeQueue"):
+					// the consumers' deny: TestConsumersGuarded
 				case s.Effect == "Deny":
 					want := statement{Where: s.Where, Effect: "Deny", Principal: `{"AWS":"*"}`, Actions: []string{"sqs:*"},
 						Resources: []string{"${" + q + ".Arn}"}, Condition: `{"Bool":{"aws:SecureTransport":"false"}}`}

@@ -31,7 +31,9 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 		Default: jsii.String("drainpipe.zip"), MinLength: jsii.Number(1),
 	})
 	props.Code = awslambda.Code_FromBucket(awss3.Bucket_FromBucketName(s, jsii.String("CodeBucketRef"), bucket.ValueAsString()), key.ValueAsString(), nil)
-	props.stackNamed = true
+	// The key names one release's zip: a new release is a new key.
+	awscdk.Annotations_Of(s).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda:codeFromBucketObjectVersionNotSpecified"), jsii.String("CodeKey names one release"))
+	props.StackNamedQueue = true
 	if err := props.Validate(); err != nil {
 		return nil, fmt.Errorf("validating props: %w", err)
 	}
