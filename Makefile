@@ -17,7 +17,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local release notice test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth fuzz clean
+.PHONY: help build build-local release notice test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -96,6 +96,19 @@ synth: build node_modules/.package-lock.json ## render the CloudFormation templa
 	npx --no-install cdk synth --quiet $(SYNTH_ARGS)
 	@ls cdk.out/*.template.json
 
+# The standalone template: no CDK bootstrap, no BootstrapVersion, no asset;
+# the code comes from its CodeBucket and CodeKey parameters. Settings come
+# from SYNTH_ARGS as for synth. cfn-lint must pass (and be installed).
+template: node_modules/.package-lock.json ## the standalone CloudFormation template in dist/template/ (for CloudFormation, StackSets, Terraform, sam local), checked by cfn-lint
+	@command -v cfn-lint >/dev/null || { echo "make template: cfn-lint is not installed (pip install cfn-lint); it checks the template" >&2; exit 1; }
+	rm -rf cdk.out.template
+	npx --no-install cdk synth --quiet -o cdk.out.template -c standalone=true $(SYNTH_ARGS)
+	@mkdir -p $(DIST)/template
+	cp cdk.out.template/*.template.json $(DIST)/template/drainpipe.template.json
+	# W3005: CDK's explicit DependsOn on the role beside the GetAtt, harmless.
+	cfn-lint --ignore-checks W3005 -- $(DIST)/template/drainpipe.template.json
+	@ls -l $(DIST)/template/drainpipe.template.json
+
 bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl drain vs the unthrottled limit (~1 min)
 	$(GO) run ./test/bench/drain
 
@@ -117,4 +130,4 @@ fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
 
 clean:
-	rm -rf $(DIST) cdk.out
+	rm -rf $(DIST) cdk.out cdk.out.template

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/drainpipe/drainpipe/infra/stack"
 )
+
+var stackName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,127}$`)
 
 func main() {
 	err := run(nil)
@@ -53,10 +56,7 @@ func run(defaults map[string]any) error {
 	app := awscdk.NewApp(appProps)
 	get := func(key string) any { return app.Node().TryGetContext(jsii.String(key)) }
 	warnUnknown(app.Node().GetAllContext(nil))
-	props, err := stack.FromContext(get)
-	if err != nil {
-		return err
-	}
+	props, ctxErr := stack.FromContext(get)
 	// A relative asset directory is relative to the directory with cdk.json.
 	if !filepath.IsAbs(props.AssetDir) {
 		props.AssetDir = filepath.Join(root, props.AssetDir)
@@ -65,7 +65,27 @@ func run(defaults map[string]any) error {
 	if v, ok := get("stackName").(string); ok && v != "" {
 		name = v
 	}
-	st, err := stack.New(app, name, props, nil)
+	// -c standalone=true: the template without bootstrap or asset
+	// (make template); NewStandalone validates.
+	standalone, _ := strconv.ParseBool(fmt.Sprint(get("standalone")))
+	// Every problem at once: a wrong context type, a bad stack name (CDK
+	// would panic on it) and whatever Validate finds.
+	var nameErr error
+	if !stackName.MatchString(name) {
+		nameErr = fmt.Errorf("stackName: %q is not a CloudFormation stack name (a letter, then letters, digits and '-', at most 128)", name)
+	}
+	var propsErr error
+	if !standalone {
+		propsErr = props.Validate()
+	}
+	if err := errors.Join(ctxErr, nameErr, propsErr); err != nil {
+		return err
+	}
+	build := func() (awscdk.Stack, error) { return stack.New(app, name, props, nil) }
+	if standalone {
+		build = func() (awscdk.Stack, error) { return stack.NewStandalone(app, name, props) }
+	}
+	st, err := build()
 	if err != nil {
 		return err
 	}
@@ -102,7 +122,7 @@ func projectRoot() (string, error) {
 // keys contain ':' (feature flags, lookups) or start with "aws:".
 func warnUnknown(all any) {
 	ctx, _ := all.(map[string]any)
-	known := append(slices.Clone(stack.ContextKeys), "stackName", "nag", "cli-telemetry")
+	known := append(slices.Clone(stack.ContextKeys), "stackName", "nag", "standalone", "cli-telemetry")
 	for _, k := range slices.Sorted(maps.Keys(ctx)) {
 		if !strings.Contains(k, ":") && !slices.Contains(known, k) {
 			fmt.Fprintf(os.Stderr, "drainpipe infra: warning: context key %q is not used (known keys: %s)\n", k, strings.Join(known, ", "))

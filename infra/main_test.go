@@ -55,3 +55,25 @@ func TestRun(t *testing.T) {
 		t.Error("template lacks the tag drainpipe:version = 9.8.7")
 	}
 }
+
+// TestRunListsEveryProblem: a wrong context type, a bad stack name and a
+// bad env value come back together, as an error (not a panic).
+func TestRunListsEveryProblem(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"infra", "dist"} {
+		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "cdk.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(root, "dist", "bootstrap"), []byte("#!/bin/sh\n"), 0o755)
+	t.Chdir(filepath.Join(root, "infra"))
+	t.Setenv("CDK_OUTDIR", "cdk.out")
+	err := run(map[string]any{"clusters": []any{"prod"}, "stackName": "bad name!", "batchSize": true,
+		"env": map[string]any{"DRAINPIPE_TAINT_EFFECT": "NoExecute"}})
+	for _, want := range []string{"stackName", "context batchSize", "DRAINPIPE_TAINT_EFFECT"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run: %v, want it to mention %s", err, want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/drainpipe/drainpipe/internal/config"
 )
 
 // newLogger logs JSON to stdout, where Lambda collects it, each line
@@ -56,4 +58,12 @@ func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name), h.current}
+}
+
+// warnUnknown logs each DRAINPIPE_ variable no setting reads: a typo would
+// otherwise leave the default in force without a word.
+func warnUnknown(log *slog.Logger, environ []string) {
+	for _, u := range config.UnknownNames(environ) {
+		log.Warn("unknown variable ignored", "name", u.Name, "closest", u.Closest)
+	}
 }

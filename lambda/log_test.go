@@ -42,3 +42,15 @@ func TestRequestIDHandler(t *testing.T) {
 		t.Errorf("line during an invocation without its context = %v, want request_id req-456", third)
 	}
 }
+
+func TestWarnUnknownVariables(t *testing.T) {
+	var buf bytes.Buffer
+	warnUnknown(slog.New(slog.NewJSONHandler(&buf, nil)), []string{"DRAINPIPE_TAINT_EFECT=NoSchedule", "DRAINPIPE_CLUSTERS=prod", "HOME=/"})
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("want one JSON warning, got %q: %v", buf.String(), err)
+	}
+	if line["level"] != "WARN" || line["name"] != "DRAINPIPE_TAINT_EFECT" || line["closest"] != "DRAINPIPE_TAINT_EFFECT" {
+		t.Errorf("warning = %v, want level WARN, name DRAINPIPE_TAINT_EFECT, closest DRAINPIPE_TAINT_EFFECT", line)
+	}
+}

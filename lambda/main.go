@@ -37,6 +37,7 @@ func run() int {
 	}
 	current := &invocation{}
 	log := newLogger(cfg.LogLevel, current)
+	warnUnknown(log, os.Environ())
 	// client-go logs through klog (throttling waits, warnings); route it
 	// into the same JSON stream so every line carries the request id.
 	klog.SetSlogLogger(log)

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseks"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -14,7 +15,7 @@ import (
 // cluster through an EKS access entry (clusters in API or API_AND_CONFIG_MAP
 // mode), and optionally creates the role Auto Scaling needs to notify the
 // queue directly, which it returns (nil when not asked for).
-func newAccess(s awscdk.Stack, p Props, role awsiam.Role, queue awssqs.Queue) awsiam.IRole {
+func newAccess(s constructs.Construct, p Props, role awsiam.Role, queue awssqs.Queue) awsiam.IRole {
 	for _, c := range p.Clusters {
 		if slices.Contains(p.AWSAuthClusters, c) {
 			continue // mapped in aws-auth by hand; see the README

@@ -4,9 +4,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -14,7 +14,8 @@ import (
 // on (dead-letter queue), invocations that crash or time out, a queue that
 // is not being drained, and (from the function's metrics) drains cut short
 // by the instance's deadline or blocked by disruption budgets.
-func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Function) {
+func newAlarms(c *Construct) {
+	s, p, queue, dlq, fn := c.Scope, c.Props, c.Queue, c.DeadLetterQueue, c.Function
 	minute := awscdk.Duration_Minutes(jsii.Number(1))
 	alarms := []awscloudwatch.Alarm{
 		dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: minute, Statistic: jsii.String("Maximum")}).
@@ -54,12 +55,30 @@ func newAlarms(s awscdk.Stack, p Props, queue, dlq awssqs.Queue, fn awslambda.Fu
 			EvaluationPeriods:  jsii.Number(1),
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}))
-	if p.AlarmTopicARN == "" {
-		return
-	}
-	topic := awssns.Topic_FromTopicArn(s, jsii.String("AlarmTopic"), jsii.String(p.AlarmTopicARN))
+	c.Alarms = alarms
+	c.AlarmTopic = alarmTopic(s, p)
 	for _, a := range alarms {
-		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(topic))
-		a.AddOkAction(awscloudwatchactions.NewSnsAction(topic))
+		a.AddAlarmAction(awscloudwatchactions.NewSnsAction(c.AlarmTopic))
+		a.AddOkAction(awscloudwatchactions.NewSnsAction(c.AlarmTopic))
 	}
+}
+
+// alarmTopic is the configured topic, or one created here so an alarm
+// reaches someone: subscribed to AlarmEmail when given, and named in the
+// outputs either way.
+func alarmTopic(s constructs.Construct, p Props) awssns.ITopic {
+	if p.AlarmTopicARN != "" {
+		return awssns.Topic_FromTopicArn(s, jsii.String("AlarmTopic"), jsii.String(p.AlarmTopicARN))
+	}
+	topic := awssns.NewTopic(s, jsii.String("AlarmTopic"), &awssns.TopicProps{
+		DisplayName: jsii.String("Drainpipe alarms"),
+		EnforceSSL:  jsii.Bool(true),
+	})
+	desc := "Drainpipe's alarms notify this topic: subscribe to it (no alarmEmail was given)"
+	if p.AlarmEmail != "" {
+		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(p.AlarmEmail), nil))
+		desc = "Drainpipe's alarms notify this topic; " + p.AlarmEmail + " is subscribed (confirm the email AWS sends)"
+	}
+	awscdk.NewCfnOutput(s, jsii.String("AlarmTopicArn"), &awscdk.CfnOutputProps{Value: topic.TopicArn(), Description: jsii.String(desc)})
+	return topic
 }

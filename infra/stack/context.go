@@ -17,8 +17,8 @@ var ContextKeys = []string{
 	"actionCapacityReservation", "actionCapacityBlock", "lifecycleHookNames",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
-	"alarmTopicArn", "asgNotificationRole", "webhookSecretArn",
-	"senderRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
+	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
+	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -54,6 +54,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.seconds("alarmOldestMessageAgeSeconds", &p.AlarmOldestMessageAge)
 	r.integer("alarmErrors", &p.AlarmErrors)
 	r.str("alarmTopicArn", &p.AlarmTopicARN)
+	r.str("alarmEmail", &p.AlarmEmail)
 	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
 	r.str("webhookSecretArn", &p.WebhookSecretARN)
 	r.list("senderRoleArns", &p.SenderRoleARNs)

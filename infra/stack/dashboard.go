@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -38,7 +39,7 @@ func emf(name, stat string, dims map[string]string) awscloudwatch.Metric {
 // newDashboard answers the on-call questions at a glance: what came in and
 // how it ended, how late, how long drains take, what is stuck, and what is
 // waiting in the dead-letter queue.
-func newDashboard(s awscdk.Stack, dlq awssqs.Queue) awscloudwatch.Dashboard {
+func newDashboard(s constructs.Construct, dlq awssqs.Queue) awscloudwatch.Dashboard {
 	var outcomes []awscloudwatch.IMetric
 	for _, o := range recordOutcomes {
 		m := emf("Records", "Sum", map[string]string{"outcome": o})
@@ -77,7 +78,7 @@ func newDashboard(s awscdk.Stack, dlq awssqs.Queue) awscloudwatch.Dashboard {
 // metricAlarms watch the function's own metrics: a drain the instance's
 // deadline cut short (pods died with the instance), and drains blocked by
 // disruption budgets for 15 minutes running.
-func metricAlarms(s awscdk.Stack) []awscloudwatch.Alarm {
+func metricAlarms(s constructs.Construct) []awscloudwatch.Alarm {
 	five := awscdk.Duration_Minutes(jsii.Number(5))
 	return []awscloudwatch.Alarm{
 		emf("DeadlineHit", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: five}).

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -22,7 +23,7 @@ const FunctionLogicalID = "Function"
 // newFunction creates the handler, its log group, its role and its SQS
 // event source. The role gets no managed policies: every permission is
 // written out here, scoped to the configured resources.
-func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Function, awsiam.Role) {
+func newFunction(s constructs.Construct, p Props, queue awssqs.Queue) (awslambda.Function, awsiam.Role) {
 	logs := awslogs.NewLogGroup(s, jsii.String("FunctionLogs"), &awslogs.LogGroupProps{
 		Retention: retentionDays(p.LogRetention),
 	})
@@ -38,14 +39,11 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 		env[k] = jsii.String(v)
 	}
 	fn := awslambda.NewFunction(s, jsii.String("Function"), &awslambda.FunctionProps{
-		Description:  jsii.String("Drainpipe: drains EKS nodes before their instances go"),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		// Only the bootstrap goes in the zip; dist/ also holds other builds.
-		Code: awslambda.Code_FromAsset(jsii.String(p.AssetDir), &awss3assets.AssetOptions{
-			Exclude: jsii.Strings("*", "!bootstrap"),
-		}),
+		Description:   jsii.String("Drainpipe: drains EKS nodes before their instances go"),
+		Runtime:       awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture:  awslambda.Architecture_ARM_64(),
+		Handler:       jsii.String("bootstrap"),
+		Code:          p.code(),
 		MemorySize:    jsii.Number(float64(p.MemoryMB)),
 		Timeout:       awscdk.Duration_Seconds(jsii.Number(p.Timeout.Seconds())),
 		Role:          role,
@@ -55,7 +53,6 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 		// A spot wave must not be throttled by other functions.
 		ReservedConcurrentExecutions: p.reserved(),
 	})
-	fn.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	placeInVPC(fn, role, p)
 
 	var window awscdk.Duration
@@ -78,17 +75,17 @@ func newFunction(s awscdk.Stack, p Props, queue awssqs.Queue) (awslambda.Functio
 }
 
 // grantHandler adds the AWS API permissions the handler itself uses.
-func grantHandler(s awscdk.Stack, p Props, role awsiam.Role) {
+func grantHandler(s constructs.Construct, p Props, role awsiam.Role) {
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String("DescribeInstances"),
 		Actions:   jsii.Strings("ec2:DescribeInstances"),
 		Resources: jsii.Strings("*"),
 		// The resource cannot be narrowed; the region can.
-		Conditions: &map[string]any{"StringEquals": map[string]any{"aws:RequestedRegion": s.Region()}},
+		Conditions: &map[string]any{"StringEquals": map[string]any{"aws:RequestedRegion": awscdk.Stack_Of(s).Region()}},
 	}))
 	var clusters []*string
 	for _, c := range p.Clusters {
-		clusters = append(clusters, s.FormatArn(&awscdk.ArnComponents{Service: jsii.String("eks"), Resource: jsii.String("cluster"), ResourceName: jsii.String(c)}))
+		clusters = append(clusters, awscdk.Stack_Of(s).FormatArn(&awscdk.ArnComponents{Service: jsii.String("eks"), Resource: jsii.String("cluster"), ResourceName: jsii.String(c)}))
 	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String("DescribeClusters"),
@@ -130,14 +127,14 @@ func webhookSecretStatement(arn string) awsiam.PolicyStatement {
 
 // groupARNs returns the ARNs of the configured Auto Scaling groups. The
 // group-id segment is unknown at deploy time, hence its '*'.
-func groupARNs(s awscdk.Stack, p Props) []*string {
+func groupARNs(s constructs.Construct, p Props) []*string {
 	names := slices.Clone(p.ASGNames)
 	if p.ASGNamePrefix != "" {
 		names = append(names, p.ASGNamePrefix+"*")
 	}
 	var arns []*string
 	for _, n := range names {
-		arns = append(arns, s.FormatArn(&awscdk.ArnComponents{
+		arns = append(arns, awscdk.Stack_Of(s).FormatArn(&awscdk.ArnComponents{
 			Service:      jsii.String("autoscaling"),
 			Resource:     jsii.String("autoScalingGroup"),
 			ResourceName: jsii.String(fmt.Sprintf("*:autoScalingGroupName/%s", n)),
@@ -160,4 +157,15 @@ func retentionDays(days int) awslogs.RetentionDays {
 		3653: awslogs.RetentionDays_TEN_YEARS,
 	}
 	return m[days]
+}
+
+// code is Props.Code, or the bootstrap built into AssetDir.
+func (p Props) code() awslambda.Code {
+	if p.Code != nil {
+		return p.Code
+	}
+	// Only the bootstrap goes in the zip; dist/ also holds other builds.
+	return awslambda.Code_FromAsset(jsii.String(p.AssetDir), &awss3assets.AssetOptions{
+		Exclude: jsii.Strings("*", "!bootstrap"),
+	})
 }

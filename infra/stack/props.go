@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 )
 
 // Props configures the stack. FromContext fills it from CDK context;
@@ -51,6 +53,9 @@ type Props struct {
 	AlarmOldestMessageAge time.Duration
 	AlarmErrors           int    // function errors in 5 minutes that raise the alarm
 	AlarmTopicARN         string // optional SNS topic for alarm and OK actions
+	// AlarmEmail is subscribed to the topic created when AlarmTopicARN
+	// is empty.
+	AlarmEmail string
 
 	// WebhookSecretARN names a Secrets Manager secret or SSM parameter
 	// holding a webhook URL notified of every interruption handled; the
@@ -64,6 +69,10 @@ type Props struct {
 	// SenderRoleARNs are roles besides the stack's own senders allowed to
 	// send to the queues (a dead-letter redrive); everyone else is denied.
 	SenderRoleARNs []string
+	// OperatorRoleARNs may, besides the function, receive, delete, purge
+	// and hide messages on both queues (everyone else is denied), and
+	// redrive the dead-letter queue into the queue.
+	OperatorRoleARNs []string
 	// SubnetIDs and SecurityGroupIDs place the function in a VPC (both or
 	// neither), for clusters whose API endpoint is private.
 	SubnetIDs        []string
@@ -76,6 +85,13 @@ type Props struct {
 	MaxEventAge time.Duration
 	// WebhookKMSKeyARN is the customer managed key of the webhook secret.
 	WebhookKMSKeyARN string
+
+	// Code is the function's code; nil: the bootstrap in AssetDir.
+	Code awslambda.Code
+	// StackNamedQueue names the queue after the deployed stack
+	// (AWS::StackName) rather than the synthesized one: a standalone
+	// template is deployed under names chosen later.
+	StackNamedQueue bool
 }
 
 // Actions holds the action per event kind: none, cordon or cordon-and-drain.
@@ -128,13 +144,14 @@ func (p Props) attemptWindow() time.Duration {
 }
 
 var (
-	clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
-	envName     = regexp.MustCompile(`^DRAINPIPE_[A-Z0-9_]+$`)
-	tagKey      = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
-	secretARN   = regexp.MustCompile(`^arn:aws[a-z-]*:(secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+|ssm:[a-z0-9-]+:[0-9]{12}:parameter/[A-Za-z0-9/_.-]+)$`)
-	topicARN    = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	actionNames = []string{"none", "cordon", "cordon-and-drain"}
-	retentions  = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+	clusterName  = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
+	envName      = regexp.MustCompile(`^DRAINPIPE_[A-Z0-9_]+$`)
+	tagKey       = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
+	secretARN    = regexp.MustCompile(`^arn:aws[a-z-]*:(secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+|ssm:[a-z0-9-]+:[0-9]{12}:parameter/[A-Za-z0-9/_.-]+)$`)
+	topicARN     = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	emailAddress = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+	actionNames  = []string{"none", "cordon", "cordon-and-drain"}
+	retentions   = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
 )
 
 // Validate reports every problem with p at once, so a user fixes their
@@ -143,8 +160,10 @@ func (p Props) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if err := checkAsset(p.AssetDir); err != nil {
-		errs = append(errs, err)
+	if p.Code == nil {
+		if err := checkAsset(p.AssetDir); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(p.Clusters) == 0 {
 		bad("clusters: at least one EKS cluster name is needed")
@@ -240,10 +259,14 @@ func (p Props) Validate() error {
 	if p.AlarmTopicARN != "" && !topicARN.MatchString(p.AlarmTopicARN) {
 		bad("alarmTopicArn: %q is not an SNS topic ARN", p.AlarmTopicARN)
 	}
+	if p.AlarmEmail != "" && (p.AlarmTopicARN != "" || !emailAddress.MatchString(p.AlarmEmail)) {
+		bad("alarmEmail: %q is not an email address, or alarmTopicArn is set too (subscribe to that topic instead)", p.AlarmEmail)
+	}
 	if p.WebhookSecretARN != "" && !secretARN.MatchString(p.WebhookSecretARN) {
 		bad("webhookSecretArn: %q is not the ARN of a Secrets Manager secret or an SSM parameter", p.WebhookSecretARN)
 	}
 	errs = append(errs, p.validateTrust()...)
+	errs = append(errs, p.checkEnv()...)
 	return errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,46 @@ func TestValidateReportsAllProblems(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to mention %q", err, want)
 		}
+	}
+}
+
+// TestEnvCheckedByTheFunctionsRules: what the function would refuse at
+// every start fails synth, with every problem listed at once.
+func TestEnvCheckedByTheFunctionsRules(t *testing.T) {
+	get := func(key string) any {
+		switch key {
+		case "clusters":
+			return "prod"
+		case "memorySize":
+			return []any{"big"} // a wrong type, listed with the rest
+		case "env":
+			return map[string]any{
+				"DRAINPIPE_TAINT_EFFECT": "NoExecute",
+				"DRAINPIPE_KUBE_QPSS":    "50",
+			}
+		}
+		return nil
+	}
+	p, ctxErr := FromContext(get)
+	p.AssetDir = fakeAsset(t)
+	err := errors.Join(ctxErr, p.Validate())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"context memorySize",
+		"DRAINPIPE_TAINT_EFFECT",
+		"DRAINPIPE_KUBE_QPSS is not a Drainpipe setting (did you mean DRAINPIPE_KUBE_QPS?)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	// A hold the function accepts (at most 12h) but SQS cannot keep: it
+	// counts from the receipt, up to a timeout before the cordon.
+	p.Env = map[string]string{"DRAINPIPE_REBALANCE_HOLD": "11h58m"}
+	p.MemoryMB = 256
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "DRAINPIPE_REBALANCE_HOLD 11h58m0s plus timeoutSeconds") {
+		t.Errorf("Validate with an 11h58m hold and a 5m timeout: %v", err)
 	}
 }

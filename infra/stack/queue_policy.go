@@ -2,11 +2,13 @@ package stack
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -15,8 +17,14 @@ import (
 // RedrivePolicy names the dead-letter queue's: a generated name would make
 // that a dependency cycle, a fixed one is known to both. SQS names are at
 // most 80 characters.
-func queueName(s awscdk.Stack) string {
-	name := *s.StackName()
+func queueName(s constructs.Construct) string {
+	stack := awscdk.Stack_Of(s)
+	name := *stack.StackName()
+	// Two constructs in one stack need two names; the stack's own
+	// (stack.New) keeps the name it has always had.
+	if !*awscdk.Stack_IsStack(s) {
+		name += "-" + *s.Node().Id()
+	}
 	if len(name) > 74 {
 		name = name[:74]
 	}
@@ -24,8 +32,8 @@ func queueName(s awscdk.Stack) string {
 }
 
 // queueARN is the ARN of the queue named name, without referring to it.
-func queueARN(s awscdk.Stack, name string) *string {
-	return s.FormatArn(&awscdk.ArnComponents{
+func queueARN(s constructs.Construct, name string) *string {
+	return awscdk.Stack_Of(s).FormatArn(&awscdk.ArnComponents{
 		Service: jsii.String("sqs"), Resource: jsii.String(name), ArnFormat: awscdk.ArnFormat_NO_RESOURCE_NAME,
 	})
 }
@@ -56,7 +64,7 @@ func denyOtherSenders(p Props, rules []awsevents.Rule, notifyRole awsiam.IRole, 
 	if notifyRole != nil {
 		principals = append(principals, notifyRole.RoleArn())
 	}
-	for _, r := range p.SenderRoleARNs {
+	for _, r := range append(slices.Clone(p.SenderRoleARNs), p.OperatorRoleARNs...) {
 		principals = append(principals, jsii.String(r))
 	}
 	notEquals := map[string]any{"aws:SourceArn": sources}

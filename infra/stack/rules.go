@@ -5,6 +5,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -86,12 +87,12 @@ func groupMatchers(p Props) []any {
 // queue-policy statement per rule allowing events.amazonaws.com to send only
 // with that rule's ARN as aws:SourceArn. Events EventBridge cannot deliver
 // go to the dead-letter queue, whose alarm then fires.
-func newRules(s awscdk.Stack, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
+func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
 	var rules []awsevents.Rule
 	for _, spec := range ruleSpecs(p) {
 		// Only events of the stack's own account: the default bus can
 		// receive other accounts' events when its policy allows them.
-		spec.pattern.Account = &[]*string{s.Account()}
+		spec.pattern.Account = &[]*string{awscdk.Stack_Of(s).Account()}
 		rules = append(rules, awsevents.NewRule(s, jsii.String(spec.id), &awsevents.RuleProps{
 			Description:  jsii.String("Drainpipe: " + spec.description),
 			EventPattern: spec.pattern,

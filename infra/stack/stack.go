@@ -1,13 +1,16 @@
-// Package stack defines Drainpipe's CloudFormation stack: the encrypted
+// Package stack defines Drainpipe's CloudFormation resources: the encrypted
 // queue and its dead-letter queue, the EventBridge rules feeding it, the
 // function consuming it, least-privilege IAM, EKS access entries, alarms
-// and outputs. Everything configurable comes in through Props.
+// and outputs. NewConstruct adds them to any stack; New is this
+// repository's stack around them. Everything configurable comes in
+// through Props.
 package stack
 
 import (
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -15,7 +18,9 @@ import (
 
 // New validates props and adds the Drainpipe stack to scope. Invalid props
 // (including a missing Lambda asset) return an error before any construct
-// is created.
+// is created. The resources sit directly in the stack, so their logical
+// IDs are those of the stack before the construct existed and an update
+// replaces nothing.
 func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.StackProps) (awscdk.Stack, error) {
 	if err := props.Validate(); err != nil {
 		return nil, fmt.Errorf("validating props: %w", err)
@@ -27,29 +32,18 @@ func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.
 		stackProps.Description = jsii.String("Drainpipe: drains EKS nodes before EC2 takes their instances away")
 	}
 	s := awscdk.NewStack(scope, jsii.String(id), stackProps)
-
-	queue, dlq := newQueues(s, props)
-	rules := newRules(s, props, queue, dlq)
-	fn, role := newFunction(s, props, queue)
-	notifyRole := newAccess(s, props, role, queue)
-	denyOtherSenders(props, rules, notifyRole, queue, dlq)
-	newAlarms(s, props, queue, dlq, fn)
-	newDashboard(s, dlq)
-
-	out := func(id, value, desc string) {
-		awscdk.NewCfnOutput(s, jsii.String(id), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(desc)})
+	c, err := build(s, props)
+	if err != nil {
+		return nil, err
 	}
-	out("QueueUrl", *queue.QueueUrl(), "Queue the rules feed and the function consumes")
-	out("QueueArn", *queue.QueueArn(), "Target for lifecycle hooks that notify SQS directly")
-	out("DeadLetterQueueUrl", *dlq.QueueUrl(), "Messages that failed every attempt")
-	out("FunctionName", *fn.FunctionName(), "The handler")
-	out("RoleArn", *role.RoleArn(), "Map this role to group drainpipe on clusters using aws-auth")
+	// A fixed ID keeps `sam local invoke -t <template> Function` stable.
+	c.Function.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	return s, nil
 }
 
 // newQueues creates the work queue and its dead-letter queue. Both use
 // SSE-SQS: EventBridge cannot send to a queue under the AWS-managed KMS key.
-func newQueues(s awscdk.Stack, p Props) (queue, dlq awssqs.Queue) {
+func newQueues(s constructs.Construct, p Props) (queue, dlq awssqs.Queue) {
 	dlq = awssqs.NewQueue(s, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
@@ -57,6 +51,9 @@ func newQueues(s awscdk.Stack, p Props) (queue, dlq awssqs.Queue) {
 	})
 	suppress(dlq, rule{"AwsSolutions-SQS3", "This is the dead-letter queue; it has none of its own.", ""})
 	name := queueName(s)
+	if p.StackNamedQueue {
+		name = *awscdk.Fn_Join(jsii.String(""), &[]*string{awscdk.Aws_STACK_NAME(), jsii.String("-queue")})
+	}
 	allowRedriveFrom(dlq, queueARN(s, name))
 	queue = awssqs.NewQueue(s, jsii.String("Queue"), &awssqs.QueueProps{
 		QueueName:  jsii.String(name),

@@ -136,6 +136,8 @@ func TestQueuePolicies(t *testing.T) {
 				switch {
 				case s.Effect == "Deny" && slices.Equal(s.Actions, []string{"sqs:SendMessage"}):
 					// the senders' deny: TestQueuesDenySendingToOthers
+				case s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:PurgeQueue"):
+					// the consumers' deny: TestConsumersGuarded
 				case s.Effect == "Deny":
 					want := statement{Where: s.Where, Effect: "Deny", Principal: `{"AWS":"*"}`, Actions: []string{"sqs:*"},
 						Resources: []string{"${" + q + ".Arn}"}, Condition: `{"Bool":{"aws:SecureTransport":"false"}}`}
@@ -272,7 +274,7 @@ func TestAlarms(t *testing.T) {
 				}
 				got = append(got, fmt.Sprintf("%s/%s %s %s %v on %s", pr["Namespace"], pr["MetricName"], pr["Statistic"],
 					pr["ComparisonOperator"], pr["Threshold"], on))
-				wantActions := ""
+				wantActions := "${Topic}" // created so alarms reach someone
 				if withTopic {
 					wantActions = topic
 				}
@@ -309,6 +311,9 @@ func TestOutputs(t *testing.T) {
 		"DeadLetterQueueUrl": "${DeadLetterQueue}",
 		"FunctionName":       "${Function}",
 		"RoleArn":            "${FunctionRole.Arn}",
+		"AlarmTopicArn":      "${Topic}",
+		"DashboardName":      "${Dashboard}",
+		"LogGroupName":       "${LogGroup}",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)

@@ -147,7 +147,10 @@ func (tpl template) resolve(v any) any {
 			if strings.HasPrefix(id, "AWS::") {
 				return "${" + id + "}"
 			}
-			return "${" + tpl.alias[id] + "}"
+			if a, ok := tpl.alias[id]; ok {
+				return "${" + a + "}"
+			}
+			return "${" + id + "}" // a parameter
 		}
 		if ga, ok := v["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
 			return fmt.Sprintf("${%s.%s}", tpl.alias[fmt.Sprint(ga[0])], ga[1])

@@ -34,6 +34,11 @@ func (p Props) validateTrust() []error {
 			bad("senderRoleArns: %q is not an IAM role ARN", r)
 		}
 	}
+	for _, r := range p.OperatorRoleARNs {
+		if !roleARN.MatchString(r) {
+			bad("operatorRoleArns: %q is not an IAM role ARN", r)
+		}
+	}
 	for _, id := range p.SubnetIDs {
 		if !subnetID.MatchString(id) {
 			bad("subnetIds: %q is not a subnet id", id)

@@ -1,0 +1,80 @@
+package stack
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Construct is Drainpipe inside any stack: queue and dead-letter queue,
+// rules, function, IAM, access entries, alarms and dashboard. Its fields
+// are the resources, for the caller to wire further (another rule into
+// Queue, the function's Role into a cluster's aws-auth, more alarms on
+// AlarmTopic). Each concern is one function taking the Construct, so a
+// new one is one more call in build.
+type Construct struct {
+	// Scope holds every resource: the construct's own node, or the stack
+	// itself when built by New.
+	Scope           constructs.Construct
+	Props           Props
+	Queue           awssqs.Queue
+	DeadLetterQueue awssqs.Queue
+	Rules           []awsevents.Rule
+	Function        awslambda.Function
+	Role            awsiam.Role
+	// NotificationRole is the role lifecycle hooks notify the queue with,
+	// nil unless Props.ASGNotificationRole.
+	NotificationRole awsiam.IRole
+	// AlarmTopic receives every alarm and OK action: Props.AlarmTopicARN,
+	// or a topic created here when that is empty.
+	AlarmTopic awssns.ITopic
+	Alarms     []awscloudwatch.Alarm
+	Dashboard  awscloudwatch.Dashboard
+}
+
+// NewConstruct validates props and adds Drainpipe to scope under id. Two
+// constructs with different ids fit in one stack. Invalid props return an
+// error listing every problem, before any resource is created.
+func NewConstruct(scope constructs.Construct, id string, props Props) (*Construct, error) {
+	if err := props.Validate(); err != nil {
+		return nil, fmt.Errorf("validating props: %w", err)
+	}
+	return build(constructs.NewConstruct(scope, jsii.String(id)), props)
+}
+
+// build adds the resources to scope, one concern at a time.
+func build(scope constructs.Construct, p Props) (*Construct, error) {
+	c := &Construct{Scope: scope, Props: p}
+	c.Queue, c.DeadLetterQueue = newQueues(scope, p)
+	c.Rules = newRules(scope, p, c.Queue, c.DeadLetterQueue)
+	c.Function, c.Role = newFunction(scope, p, c.Queue)
+	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
+	denyOtherSenders(p, c.Rules, c.NotificationRole, c.Queue, c.DeadLetterQueue)
+	guardConsumers(c)
+	newAlarms(c)
+	c.Dashboard = newDashboard(scope, c.DeadLetterQueue)
+	newOutputs(c)
+	return c, nil
+}
+
+// newOutputs states what an operator wires or looks at after deploying.
+func newOutputs(c *Construct) {
+	out := func(id string, value *string, desc string) {
+		awscdk.NewCfnOutput(c.Scope, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(desc)})
+	}
+	out("QueueUrl", c.Queue.QueueUrl(), "Queue the rules feed and the function consumes")
+	out("QueueArn", c.Queue.QueueArn(), "Target for lifecycle hooks that notify SQS directly")
+	out("DeadLetterQueueUrl", c.DeadLetterQueue.QueueUrl(), "Messages that failed every attempt")
+	out("FunctionName", c.Function.FunctionName(), "The handler")
+	out("RoleArn", c.Role.RoleArn(), "Map this role to group drainpipe on clusters using aws-auth")
+	out("DashboardName", c.Dashboard.DashboardName(), "CloudWatch dashboard: records by outcome, latency, drains, dead-letter depth")
+	out("LogGroupName", c.Function.LogGroup().LogGroupName(), "The function's JSON logs")
+}

@@ -1,0 +1,53 @@
+package stack
+
+import (
+	"fmt"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// consumeActions take messages out of a queue or hide them: an `sqs:*`
+// admin with them could swallow interruption notices silently.
+var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:PurgeQueue", "sqs:ChangeMessageVisibility"}
+
+// guardConsumers denies the consume actions on both queues to everyone but
+// the function's role (the event source polls with it) and the operator
+// roles, and lets those roles run a dead-letter redrive (SQS's message-move
+// task reads and deletes from the dead-letter queue and sends to the
+// queue as the caller).
+func guardConsumers(c *Construct) {
+	principals := []*string{c.Role.RoleArn()}
+	var operators []awsiam.IPrincipal
+	for _, r := range c.Props.OperatorRoleARNs {
+		principals = append(principals, jsii.String(r))
+		operators = append(operators, awsiam.NewArnPrincipal(jsii.String(r)))
+	}
+	for i, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String(fmt.Sprintf("DenyOtherConsumers%d", i)),
+			Effect:     awsiam.Effect_DENY,
+			Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+			Actions:    jsii.Strings(consumeActions...),
+			Resources:  &[]*string{q.QueueArn()},
+			Conditions: &map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": principals}},
+		}))
+	}
+	if len(operators) == 0 {
+		return
+	}
+	c.DeadLetterQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("OperatorsRedrive"),
+		Principals: &operators,
+		Actions: jsii.Strings("sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
+			"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"),
+		Resources: &[]*string{c.DeadLetterQueue.QueueArn()},
+	}))
+	c.Queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("OperatorsRedriveTarget"),
+		Principals: &operators,
+		Actions:    jsii.Strings("sqs:SendMessage", "sqs:GetQueueAttributes"),
+		Resources:  &[]*string{c.Queue.QueueArn()},
+	}))
+}
