@@ -211,7 +211,8 @@ func TestCordonAndRerunSendNoWrite(t *testing.T) {
 	}
 }
 
-var cmpIgnoreElapsed = cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Elapsed" }, cmp.Ignore())
+// Blocks (the drain report's refusal details) is checked by the report tests.
+var cmpIgnoreElapsed = cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Elapsed" || p.String() == "Blocks" }, cmp.Ignore())
 
 func TestMissingNodeIsNotFound(t *testing.T) {
 	_, d := newScene(t, drain.DefaultConfig())
