@@ -61,7 +61,7 @@ build-local: ## the bootstrap for this machine (used by the end-to-end tests)
 	@mkdir -p $(DIST)/local
 	CGO_ENABLED=0 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/local/bootstrap ./lambda
 
-test: sandbox-build ## everything: unit, sandbox, end-to-end and CDK tests
+test: sandbox-build build ## everything: unit, sandbox, end-to-end and CDK tests
 	$(GO) test -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
