@@ -55,6 +55,9 @@ func newAlarms(c *Construct) {
 			EvaluationPeriods:  jsii.Number(1),
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}))
+	if a := sweepAlarm(c); a != nil {
+		alarms = append(alarms, a)
+	}
 	c.Alarms = alarms
 	c.AlarmTopic = alarmTopic(s, p)
 	for _, a := range alarms {

@@ -56,6 +56,7 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c.Queue, c.DeadLetterQueue = newQueues(scope, p)
 	c.Rules = newRules(scope, p, c.Queue, c.DeadLetterQueue)
 	c.Function, c.Role = newFunction(scope, p, c.Queue)
+	newSweep(c)
 	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
 	denyOtherSenders(p, c.Rules, c.NotificationRole, c.Queue, c.DeadLetterQueue)
 	guardConsumers(c)

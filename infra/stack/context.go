@@ -19,6 +19,7 @@ var ContextKeys = []string{
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
+	"sweepInterval",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -63,6 +64,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.integer("reservedConcurrency", &p.ReservedConcurrency)
 	r.seconds("maxEventAgeSeconds", &p.MaxEventAge)
 	r.str("webhookKmsKeyArn", &p.WebhookKMSKeyARN)
+	r.integer("sweepInterval", &p.SweepInterval)
 	return p, errors.Join(r.errs...)
 }
 

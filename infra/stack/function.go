@@ -67,7 +67,7 @@ func newFunction(s constructs.Construct, p Props, queue awssqs.Queue) (awslambda
 		ReportBatchItemFailures: jsii.Bool(true),
 	}))
 	suppress(role,
-		rule{"AwsSolutions-IAM5", "ec2:DescribeInstances and autoscaling:DescribeLifecycleHooks support no resource-level permissions, so their resource must be '*' (the actions themselves are exact and read-only).", "Resource::*"},
+		rule{"AwsSolutions-IAM5", "ec2:DescribeInstances, ec2:DescribeInstanceStatus and autoscaling:DescribeLifecycleHooks support no resource-level permissions, so their resource must be '*' (the actions themselves are exact and read-only).", "Resource::*"},
 		rule{"AwsSolutions-IAM5", "A Lambda log group's streams are created at run time; the grant is limited to this function's own log group.", "Resource::<FunctionLogs.*\\.Arn>:\\*"},
 		rule{"AwsSolutions-IAM5", "An Auto Scaling group's ARN contains a generated id unknown at deploy time; the group name (or the configured prefix) is fixed.", "Resource::arn:<AWS::Partition>:autoscaling:<AWS::Region>:<AWS::AccountId>:autoScalingGroup:\\*:autoScalingGroupName/.*"},
 	)
@@ -76,9 +76,14 @@ func newFunction(s constructs.Construct, p Props, queue awssqs.Queue) (awslambda
 
 // grantHandler adds the AWS API permissions the handler itself uses.
 func grantHandler(s constructs.Construct, p Props, role awsiam.Role) {
+	describe := jsii.Strings("ec2:DescribeInstances")
+	if p.SweepInterval > 0 {
+		// The sweep finds scheduled events no Health notice brought.
+		describe = jsii.Strings("ec2:DescribeInstances", "ec2:DescribeInstanceStatus")
+	}
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:       jsii.String("DescribeInstances"),
-		Actions:   jsii.Strings("ec2:DescribeInstances"),
+		Actions:   describe,
 		Resources: jsii.Strings("*"),
 		// The resource cannot be narrowed; the region can.
 		Conditions: &map[string]any{"StringEquals": map[string]any{"aws:RequestedRegion": awscdk.Stack_Of(s).Region()}},

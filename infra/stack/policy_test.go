@@ -140,7 +140,7 @@ func TestFunctionRolePolicy(t *testing.T) {
 	cluster := func(n string) string { return fmt.Sprintf(arn, "eks", "cluster/"+n) }
 	base := []statement{
 		{Effect: "Allow", Actions: []string{"logs:CreateLogStream", "logs:PutLogEvents"}, Resources: []string{"${LogGroup.Arn}"}},
-		{Effect: "Allow", Actions: []string{"ec2:DescribeInstances"}, Resources: []string{"*"},
+		{Effect: "Allow", Actions: []string{"ec2:DescribeInstanceStatus", "ec2:DescribeInstances"}, Resources: []string{"*"},
 			Condition: `{"StringEquals":{"aws:RequestedRegion":"${AWS::Region}"}}`},
 		// The event source's consume grant; the function itself uses two of
 		// its actions, on this queue only, to hasten redelivery

@@ -85,6 +85,9 @@ type Props struct {
 	MaxEventAge time.Duration
 	// WebhookKMSKeyARN is the customer managed key of the webhook secret.
 	WebhookKMSKeyARN string
+	// SweepInterval is the minutes between sweeps (docs/sweep.md); 0: no
+	// sweep rule, and the function ignores every Scheduled Event.
+	SweepInterval int
 
 	// Code is the function's code; nil: the bootstrap in AssetDir.
 	Code awslambda.Code
@@ -109,6 +112,9 @@ const (
 	// maxRetryDelay caps DRAINPIPE_RETRY_DELAY and its backoff (the
 	// function's config.MaxRetryDelay).
 	maxRetryDelay = 5 * time.Minute
+	// maxSweepInterval is a day, in minutes: a sweep rarer than that
+	// leaves a lost notice's node out of service for too long to matter.
+	maxSweepInterval = 1440
 )
 
 // Defaults returns the props used where the context is silent.
@@ -125,6 +131,7 @@ func Defaults() Props {
 		AlarmOldestMessageAge: 10 * time.Minute,
 		AlarmErrors:           1,
 		MaxEventAge:           time.Hour,
+		SweepInterval:         5,
 		LifecycleHookNames:    defaultHookNames(),
 	}
 }
@@ -250,6 +257,9 @@ func (p Props) Validate() error {
 	if !slices.Contains(retentions, p.LogRetention) {
 		bad("logRetentionDays: %d is not one of %v", p.LogRetention, retentions)
 	}
+	if p.SweepInterval < 0 || p.SweepInterval > maxSweepInterval {
+		bad("sweepInterval: %d is not a whole number of minutes in 0–%d", p.SweepInterval, maxSweepInterval)
+	}
 	if p.AlarmOldestMessageAge < time.Minute || p.AlarmOldestMessageAge%time.Second != 0 {
 		bad("alarmOldestMessageAgeSeconds: %v is not a whole number of seconds ≥ 60", p.AlarmOldestMessageAge.Seconds())
 	}
@@ -312,7 +322,7 @@ func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
-		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES":
+		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })

@@ -96,16 +96,20 @@ func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awseve
 		rules = append(rules, awsevents.NewRule(s, jsii.String(spec.id), &awsevents.RuleProps{
 			Description:  jsii.String("Drainpipe: " + spec.description),
 			EventPattern: spec.pattern,
-			Targets: &[]awsevents.IRuleTarget{
-				awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{
-					DeadLetterQueue: dlq,
-					// Undeliverable past the age the function would call
-					// stale: to the dead-letter queue and its alarm.
-					MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(p.targetMaxEventAge().Seconds())),
-					RetryAttempts: jsii.Number(185),
-				}),
-			},
+			Targets:      &[]awsevents.IRuleTarget{queueTarget(p, queue, dlq)},
 		}))
 	}
 	return rules
+}
+
+// queueTarget sends a rule's events to queue, and what EventBridge cannot
+// deliver to dlq.
+func queueTarget(p Props, queue, dlq awssqs.Queue) awsevents.IRuleTarget {
+	return awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{
+		DeadLetterQueue: dlq,
+		// Undeliverable past the age the function would call stale: to
+		// the dead-letter queue and its alarm.
+		MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(p.targetMaxEventAge().Seconds())),
+		RetryAttempts: jsii.Number(185),
+	})
 }

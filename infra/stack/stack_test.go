@@ -23,6 +23,8 @@ func TestRulePatterns(t *testing.T) {
 		`{` + account + `"detail-type":["Capacity Block Expiration Warning","Capacity Block Reservation Expiration Warning"],"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Instance State-change Notification"],"detail":{"state":["stopping","stopped","shutting-down","terminated","pending","running"]},"source":["aws.ec2"]}`,
 		`{` + account + `"detail-type":["EC2 Spot Instance Interruption Warning"],"source":["aws.ec2"]}`,
+		// The sweep's schedule (sweepInterval's default), to the same queue.
+		`{"ScheduleExpression":"rate(5 minutes)"}`,
 	}
 	// Terminate and launch lifecycle actions, both for the groups only.
 	asg := func(groups string) []string {
@@ -49,7 +51,11 @@ func TestRulePatterns(t *testing.T) {
 			tpl := synth(t, p)
 			var got []string
 			for _, r := range tpl.ofType("AWS::Events::Rule") {
-				b, _ := json.Marshal(r.Properties["EventPattern"]) // map keys come out sorted
+				pattern := r.Properties["EventPattern"]
+				if pattern == nil {
+					pattern = map[string]any{"ScheduleExpression": r.Properties["ScheduleExpression"]}
+				}
+				b, _ := json.Marshal(pattern) // map keys come out sorted
 				got = append(got, string(b))
 				targets := asList(r.Properties["Targets"])
 				if len(targets) != 1 {
@@ -212,7 +218,7 @@ func TestFunction(t *testing.T) {
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true",` +
 			`"DRAINPIPE_LIFECYCLE_HOOK_NAMES":"drainpipe,drainpipe-launch","DRAINPIPE_LOG_LEVEL":"debug",` +
 			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
-			`"DRAINPIPE_RETRY_DELAY":"15s"}}`,
+			`"DRAINPIPE_RETRY_DELAY":"15s","DRAINPIPE_SWEEP_RULE":"${Rule.Arn}"}}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("function (-want +got):\n%s", diff)
@@ -291,6 +297,8 @@ func TestAlarms(t *testing.T) {
 				"Drainpipe/PodsBlocked Maximum GreaterThanOrEqualToThreshold 1 on all",
 				// Rejected records are deleted: forged or broken messages show here.
 				"Drainpipe/Records Sum GreaterThanThreshold 0 on rejected",
+				// A sweep repair means a notice was lost.
+				"Drainpipe/SweepRepairs Sum GreaterThanThreshold 0 on all",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("alarms (-want +got):\n%s", diff)
