@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/drainpipe/drainpipe/internal/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+}
+
+// withKubeconfig is getenv with DRAINPIPE_KUBECONFIG set to path (local
+// mode) when path is given: --kubeconfig overrides the variable.
+func withKubeconfig(getenv func(string) string, path string) func(string) string {
+	if path == "" {
+		return getenv
+	}
+	return func(k string) string {
+		if k == config.Prefix+"KUBECONFIG" {
+			return path
+		}
+		return getenv(k)
 	}
 }

@@ -72,15 +72,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		inputs = []string{"-"}
 	}
 
-	getenv := c.Getenv
-	if *kubeconfig != "" {
-		getenv = func(k string) string {
-			if k == config.Prefix+"KUBECONFIG" {
-				return *kubeconfig
-			}
-			return c.Getenv(k)
-		}
-	}
+	getenv := withKubeconfig(c.Getenv, *kubeconfig)
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return fail(exitUsage, "%v", err)

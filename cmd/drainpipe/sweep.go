@@ -39,15 +39,7 @@ func sweepCmd(ctx context.Context, c cli, args []string) int {
 	} else if err != nil || fs.NArg() > 0 || *timeout <= 0 {
 		return exitUsage
 	}
-	getenv := c.Getenv
-	if *kubeconfig != "" {
-		getenv = func(k string) string {
-			if k == config.Prefix+"KUBECONFIG" {
-				return *kubeconfig
-			}
-			return c.Getenv(k)
-		}
-	}
+	getenv := withKubeconfig(c.Getenv, *kubeconfig)
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
