@@ -15,9 +15,23 @@ type Drains struct {
 	// are warned before their eviction (bounded by the instance's
 	// deadline less their grace); 0: no notice.
 	NoticePeriod time.Duration
+	// WarnAll: every pod to be evicted is warned, not only those that ask
+	// (DRAINPIPE_WARN_PODS=all).
+	WarnAll bool
 }
 
 func (r *reader) loadDrains(c *Drains) {
+	r.parse("WARN_PODS", func(v string) error {
+		switch v {
+		case "all":
+			c.WarnAll = true
+		case "opted-in":
+			c.WarnAll = false
+		default:
+			return fmt.Errorf("want all or opted-in, got %q", v)
+		}
+		return nil
+	})
 	r.parse("NOTICE_PERIOD", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil {

@@ -78,6 +78,11 @@ type Config struct {
 	// this long after their warning, or as late as their grace still fits
 	// before the deadline when that is sooner. Zero: no notice.
 	NoticePeriod time.Duration
+	// WarnAll: every pod to be evicted gets the interruption annotation
+	// and event before the first eviction; otherwise only pods that ask
+	// (AnnotationNotice). Off by default: a warning is one more write per
+	// pod, which doubles a drain's writes and its time.
+	WarnAll bool
 	// Announce, when set, is called before the first eviction for each
 	// pod to be evicted (EventNotice, Detail the Interruption in JSON),
 	// concurrently with the annotation's write; the eviction waits for it,

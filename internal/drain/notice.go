@@ -95,6 +95,9 @@ func (r *run) announceAll() {
 // resumed on a pod already carrying the same warning writes nothing and
 // keeps the notice it was given.
 func (r *run) announce(t *target) {
+	if !r.d.cfg.WarnAll && !t.wantsNotice {
+		return
+	}
 	t.noticeOnce.Do(func() {
 		in := interruptionOf(r.req, r.req.Deadline)
 		prev, _ := decodeInterruption(t.annotation)

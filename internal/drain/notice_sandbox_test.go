@@ -36,7 +36,9 @@ func podHistory(t *testing.T, ctx context.Context, s *scene) func() []watch.Even
 // Every pod to be evicted, and the node, carry the warning before the
 // first eviction, and the Announce hook hears of each pod first too.
 func TestWarningPrecedesTheFirstEviction(t *testing.T) {
-	s, d := newScene(t, withAnnounce(drain.DefaultConfig(), func(e drain.Event) {}))
+	cfg := drain.DefaultConfig()
+	cfg.WarnAll = true
+	s, d := newScene(t, withAnnounce(cfg, func(e drain.Event) {}))
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	n := s.env.Node(ctx, fixture.NodeOptions{})

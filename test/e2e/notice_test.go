@@ -33,7 +33,7 @@ func rv(s string) int64 {
 // InterruptionNotice event, and the node its annotation and start event.
 func TestWorkloadsWarnedBeforeTheFirstEviction(t *testing.T) {
 	ctx := testContext(t)
-	l := startLive(t)
+	l := startLive(t, "DRAINPIPE_WARN_PODS=all")
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "job", 4, fixture.PinnedTo(n.Name))
 	l.k8s.WaitDeploymentReady(ctx, "job")
