@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"time"
@@ -25,18 +23,15 @@ is printed on stdout.`
 
 // sweepCmd runs one sweep from a laptop.
 func sweepCmd(ctx context.Context, c cli, args []string) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
+	fs := newFlags(c, "sweep", sweepUsage)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to sweep (local mode)")
 	dryRun := fs.Bool("dry-run", false, "log what would be repaired, write nothing")
 	timeout := fs.Duration("timeout", defaultRunTimeout, "the sweep's deadline")
-	fs.Usage = func() {
-		fmt.Fprintln(c.Stderr, sweepUsage)
-		fs.PrintDefaults()
+	rest, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
 	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	} else if err != nil || fs.NArg() > 0 || *timeout <= 0 {
+	if len(rest) > 0 || *timeout <= 0 {
 		return exitUsage
 	}
 	getenv := withKubeconfig(c.Getenv, *kubeconfig)
