@@ -48,7 +48,8 @@ release: ## dist/release/: bootstrap zips (arm64, x86_64; built twice, compared)
 	rm -rf $(RELEASE).check
 	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(CYCLONEDX)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 GOFLAGS=-tags=lambda.norpc SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
-		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -main lambda -output $(RELEASE)/drainpipe-$(VERSION).cdx.json .
+		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -notimestamp -main lambda -output $(RELEASE)/drainpipe-$(VERSION).cdx.json .
+	$(GO) run ./tools/sbomversion $(RELEASE)/drainpipe-$(VERSION).cdx.json $(VERSION)
 	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
 	else echo "release: no template target yet; the release has no standalone template"; fi
 	cd $(RELEASE) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS

@@ -55,23 +55,11 @@ func measureCycle(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet, s
 }
 
 func createProbe(ctx context.Context, c kubernetes.Interface, ns string, nodes []string) error {
-	two, one, grace := int32(2), intstr.FromInt32(1), int64(0)
+	two, one := int32(2), intstr.FromInt32(1)
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": probeName}}
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: probeName}, Spec: appsv1.DeploymentSpec{
 		Replicas: &two, Selector: sel,
-		Template: corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Labels: sel.MatchLabels},
-			Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "app", Image: fixture.Image, Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m")}}}},
-				TerminationGracePeriodSeconds: &grace,
-				Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-					RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-						MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: nodes}},
-					}}},
-				}},
-			},
-		},
+		Template: probeTemplate(sel.MatchLabels, "50m", corev1.NodeSelectorOpIn, nodes),
 	}}
 	if _, err := c.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating the cycle probe: %w", err)
@@ -160,4 +148,23 @@ func budgetLoads(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet) ([
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// probeTemplate is a floor probe's pod: no grace (its cycles measure the
+// control plane, not a shutdown), placed by op on nodes.
+func probeTemplate(l map[string]string, cpu string, op corev1.NodeSelectorOperator, nodes []string) corev1.PodTemplateSpec {
+	grace := int64(0)
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: l},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "app", Image: fixture.Image, Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}},
+			TerminationGracePeriodSeconds: &grace,
+			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: op, Values: nodes}},
+				}}},
+			}},
+		},
+	}
 }

@@ -84,11 +84,48 @@ func cover(counts []int, r int) int {
 	return n
 }
 
+// cycleStarts is, for each cycle j up to last, the earliest time after the
+// first cordon that cycle j's evictions can begin: j replacement cycles
+// (one after another, no faster than the fastest measured) and, as the
+// control plane's throughput bounds them too, the replacements cycle j
+// waits for at the rate the control plane turned evicted pods into Ready
+// replacements when measured (replacementsBefore). rate 0: no throughput
+// term.
+func cycleStarts(last int, budgets []budgetLoad, cycle time.Duration, rate float64) []time.Duration {
+	out := make([]time.Duration, last+1)
+	for j := range out {
+		out[j] = time.Duration(j) * cycle
+		if rate > 0 {
+			out[j] = max(out[j], time.Duration(float64(replacementsBefore(j, budgets))/rate*float64(time.Second)))
+		}
+	}
+	return out
+}
+
+// replacementsBefore is the fewest replacements that must be Ready before
+// cycle j: a budget allowing a that still has pods to let go after a·j
+// of them needs all a·j of their replacements Ready (each grant after the
+// first a waits for one). Budgets done by then need nothing more.
+func replacementsBefore(j int, budgets []budgetLoad) int {
+	n := 0
+	for _, b := range budgets {
+		total := 0
+		for _, c := range b.OnNode {
+			total += c
+		}
+		if b.Allowed > 0 && total > b.Allowed*j {
+			n += b.Allowed * j
+		}
+	}
+	return n
+}
+
 // floorTimes combines the two floors into one per rank: the q-th node
 // drained no earlier than the q-th cordoned on the fastest path (sorted
-// cordon times, zero: never) nor than the budgets allow, their cycles
-// counted from the first node the fastest path reached. Zero: never.
-func floorTimes(cordoned []time.Duration, cycles []int, cycle time.Duration) []time.Duration {
+// cordon times, zero: never) nor than its cycle can start (starts, from
+// cycleStarts), counted from the first node the fastest path reached.
+// Zero: never.
+func floorTimes(cordoned []time.Duration, cycles []int, starts []time.Duration) []time.Duration {
 	c := slices.Clone(cordoned)
 	slices.SortFunc(c, func(a, b time.Duration) int { return cmpNever(a, b) })
 	out := make([]time.Duration, len(c))
@@ -96,10 +133,10 @@ func floorTimes(cordoned []time.Duration, cycles []int, cycle time.Duration) []t
 		return out
 	}
 	for q := range c {
-		if c[q] == 0 || q >= len(cycles) || cycles[q] < 0 {
+		if c[q] == 0 || q >= len(cycles) || cycles[q] < 0 || cycles[q] >= len(starts) {
 			continue // never
 		}
-		out[q] = max(c[q], c[0]+time.Duration(cycles[q])*cycle)
+		out[q] = max(c[q], c[0]+starts[cycles[q]])
 	}
 	return out
 }

@@ -32,6 +32,7 @@ type result struct {
 	neighbour             neighbourResult
 	cost                  cost
 	cycle                 time.Duration // the floor's replacement cycle
+	rate                  float64       // the floor's replacements per second
 }
 
 func (r *result) summary(peer string) string {
@@ -41,6 +42,7 @@ func (r *result) summary(peer string) string {
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
 	if r.cycle > 0 {
 		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
+		s += fmt.Sprintf("\n%-14s  replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)
 	}
 	return s
 }
@@ -53,7 +55,10 @@ func (r *result) drainedString() string {
 	return fmt.Sprintf("%.2f", r.drainedP99.Seconds())
 }
 
-const cycleSamples = 5
+const (
+	cycleSamples   = 5
+	rateSamplePods = 100
+)
 
 // peers: how each run is deployed. Drainpipe runs with the shipped
 // flow-control manifest and without it; the floor acts as Drainpipe too.
@@ -114,6 +119,9 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	var loads []budgetLoad
 	if peer == "floor" {
 		if r.cycle, err = measureCycle(ctx, admin, f, cycleSamples); err != nil {
+			return nil, err
+		}
+		if r.rate, err = measureRate(ctx, admin, f, rateSamplePods); err != nil {
 			return nil, err
 		}
 		if loads, err = budgetLoads(ctx, admin, f); err != nil {
@@ -239,9 +247,15 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 
 // floor replaces the floor run's drain times (it drains nothing) with the
 // first-principles floor: its own measured cordons, then the budgets'
-// replacement cycles.
+// replacement cycles, each no sooner than the control plane's measured
+// rate delivers the replacements it waits for.
 func (r *result) floor(loads []budgetLoad) {
-	r.drained = floorTimes(r.cordoned, drainCycles(len(r.cordoned), loads), r.cycle)
+	cycles := drainCycles(len(r.cordoned), loads)
+	last := 0
+	for _, j := range cycles {
+		last = max(last, j)
+	}
+	r.drained = floorTimes(r.cordoned, cycles, cycleStarts(last, loads, r.cycle, r.rate))
 	r.undrained = 0
 	for _, d := range r.drained {
 		if d == 0 {
