@@ -16,7 +16,8 @@
 //     from first principles (drainCycles): per disruption budget, the
 //     evictions it must grant one cycle after another, times the
 //     replacement cycle measured on the same control plane before the
-//     wave (measureCycle);
+//     wave (measureCycle), each cycle no sooner than the replacements it
+//     waits for at the control plane's measured rate (measureRate);
 //   - limit (on request): an unthrottled admin client cordoning every node
 //     and firing every eviction at once, another strategy.
 //
