@@ -19,7 +19,8 @@ import (
 // TestFlowControlClassifiesDrainpipe applies flowcontrol.yaml to a real API
 // server and checks, by the flow schema and priority level the server
 // names in its answers, that Drainpipe's requests (any user in group
-// drainpipe) are served by its own level and another tenant's are not.
+// drainpipe) are served by its own level, its node requests by a schema
+// (so a flow) of their own, and another tenant's by neither.
 func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 	sb := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -29,50 +30,62 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wantPL flowcontrolv1.PriorityLevelConfiguration
-	var wantFS flowcontrolv1.FlowSchema
-	decodeManifest(t, "flowcontrol.yaml", &wantPL, &wantFS)
-	fs, pl, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
+	var nodesFS, restFS flowcontrolv1.FlowSchema
+	decodeManifest(t, "flowcontrol.yaml", &wantPL, &nodesFS, &restFS)
+	schemas, pl, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs.Spec.PriorityLevelConfiguration.Name != pl.Name {
-		t.Errorf("FlowSchema %s points at level %q, want %q", fs.Name, fs.Spec.PriorityLevelConfiguration.Name, pl.Name)
+	uid := map[string]string{}
+	for _, fs := range schemas {
+		uid[fs.Name] = string(fs.UID)
+		if fs.Spec.PriorityLevelConfiguration.Name != pl.Name {
+			t.Errorf("FlowSchema %s points at level %q, want %q", fs.Name, fs.Spec.PriorityLevelConfiguration.Name, pl.Name)
+		}
 	}
 
 	// The API server applies a new configuration asynchronously: ask
-	// until the answers name the new schema (or the minute ends).
-	var gotFS, gotPL string
-	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		gotFS, gotPL = classified(ctx, t, sb.RESTConfig(), "drainpipe-function", "drainpipe")
-		return gotFS == string(fs.UID), nil
-	})
-	if err != nil || gotPL != string(pl.UID) {
-		t.Errorf("a request as group drainpipe was served by flow schema %s, level %s; want %s (%s), %s (%s)",
-			gotFS, gotPL, fs.UID, fs.Name, pl.UID, pl.Name)
-	}
-	if otherFS, otherPL := classified(ctx, t, sb.RESTConfig(), "neighbour", "tenants"); otherFS == string(fs.UID) || otherPL == string(pl.UID) {
-		t.Errorf("another tenant's request was served by Drainpipe's flow schema or level")
-	}
-
-	// The schema's status says its level exists (not dangling).
-	got, err := admin.FlowcontrolV1().FlowSchemas().Get(ctx, fs.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range got.Status.Conditions {
-		if c.Type == flowcontrolv1.FlowSchemaConditionDangling && c.Status != flowcontrolv1.ConditionFalse {
-			t.Errorf("FlowSchema %s is dangling: %s", fs.Name, c.Message)
+	// until the answers name the new schemas (or the minute ends).
+	for _, tc := range []struct{ path, schema string }{
+		{"/api/v1/nodes/some-node", nodesFS.Name},
+		{"/api/v1/namespaces/default/configmaps", restFS.Name},
+	} {
+		var gotFS, gotPL string
+		err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			gotFS, gotPL = classified(ctx, t, sb.RESTConfig(), "drainpipe-function", "drainpipe", tc.path)
+			return gotFS == uid[tc.schema], nil
+		})
+		if err != nil || gotPL != string(pl.UID) {
+			t.Errorf("GET %s as group drainpipe was served by flow schema %s, level %s; want %s (%s), %s (%s)",
+				tc.path, gotFS, gotPL, uid[tc.schema], tc.schema, pl.UID, pl.Name)
+		}
+		if otherFS, otherPL := classified(ctx, t, sb.RESTConfig(), "neighbour", "tenants", tc.path); otherFS == uid[tc.schema] || otherPL == string(pl.UID) {
+			t.Errorf("another tenant's GET %s was served by Drainpipe's flow schema or level", tc.path)
 		}
 	}
-	if wantFS.Spec.MatchingPrecedence >= 9000 || wantPL.Spec.Limited == nil || *wantPL.Spec.Limited.BorrowingLimitPercent != 0 {
-		t.Errorf("flowcontrol.yaml: precedence %d must beat service-accounts (9000), and the level must not borrow",
-			wantFS.Spec.MatchingPrecedence)
+
+	// The schemas' status says their level exists (not dangling).
+	for _, fs := range schemas {
+		got, err := admin.FlowcontrolV1().FlowSchemas().Get(ctx, fs.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == flowcontrolv1.FlowSchemaConditionDangling && c.Status != flowcontrolv1.ConditionFalse {
+				t.Errorf("FlowSchema %s is dangling: %s", fs.Name, c.Message)
+			}
+		}
+	}
+	if nodesFS.Spec.MatchingPrecedence >= restFS.Spec.MatchingPrecedence || restFS.Spec.MatchingPrecedence >= 9000 ||
+		wantPL.Spec.Limited == nil || *wantPL.Spec.Limited.BorrowingLimitPercent != 0 {
+		t.Errorf("flowcontrol.yaml: precedences %d < %d < 9000 (the node schema first, both before service-accounts) and a level that does not borrow",
+			nodesFS.Spec.MatchingPrecedence, restFS.Spec.MatchingPrecedence)
 	}
 }
 
-// classified sends one GET of the nodes as user in group and returns the
-// flow schema and priority level UIDs the API server names in its answer.
-func classified(ctx context.Context, t *testing.T, admin *rest.Config, user, group string) (fs, pl string) {
+// classified sends one GET of path as user in group and returns the flow
+// schema and priority level UIDs the API server names in its answer.
+func classified(ctx context.Context, t *testing.T, admin *rest.Config, user, group, path string) (fs, pl string) {
 	t.Helper()
 	cfg := rest.CopyConfig(admin)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{group}}
@@ -83,7 +96,7 @@ func classified(ctx context.Context, t *testing.T, admin *rest.Config, user, gro
 		t.Fatal(err)
 	}
 	// Forbidden or not, the request was classified and the answer says how.
-	_ = client.CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces/default/configmaps").Do(ctx).Error()
+	_ = client.CoreV1().RESTClient().Get().AbsPath(path).Do(ctx).Error()
 	if h == nil {
 		t.Fatalf("no answer from the API server as %s", user)
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -17,20 +19,31 @@ import (
 )
 
 // ApplyFlowControl applies deploy/flowcontrol.yaml: Drainpipe's
-// PriorityLevelConfiguration, then its FlowSchema.
-func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) (*flowcontrolv1.FlowSchema, *flowcontrolv1.PriorityLevelConfiguration, error) {
+// PriorityLevelConfiguration, then its FlowSchemas, in the file's order.
+func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) ([]*flowcontrolv1.FlowSchema, *flowcontrolv1.PriorityLevelConfiguration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	var pl flowcontrolv1.PriorityLevelConfiguration
-	var fs flowcontrolv1.FlowSchema
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	if err := dec.Decode(&pl); err != nil || pl.Kind != "PriorityLevelConfiguration" {
 		return nil, nil, fmt.Errorf("reading the PriorityLevelConfiguration of %s (kind %q): %v", path, pl.Kind, err)
 	}
-	if err := dec.Decode(&fs); err != nil || fs.Kind != "FlowSchema" {
-		return nil, nil, fmt.Errorf("reading the FlowSchema of %s (kind %q): %v", path, fs.Kind, err)
+	var schemas []flowcontrolv1.FlowSchema
+	for {
+		var fs flowcontrolv1.FlowSchema
+		err := dec.Decode(&fs)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || fs.Kind != "FlowSchema" {
+			return nil, nil, fmt.Errorf("reading a FlowSchema of %s (kind %q): %v", path, fs.Kind, err)
+		}
+		schemas = append(schemas, fs)
+	}
+	if len(schemas) == 0 {
+		return nil, nil, fmt.Errorf("%s has no FlowSchema", path)
 	}
 	api := c.FlowcontrolV1()
 	gotPL, err := api.PriorityLevelConfigurations().Create(ctx, &pl, metav1.CreateOptions{})
@@ -40,14 +53,18 @@ func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating PriorityLevelConfiguration %s: %w", pl.Name, err)
 	}
-	gotFS, err := api.FlowSchemas().Create(ctx, &fs, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		gotFS, err = api.FlowSchemas().Get(ctx, fs.Name, metav1.GetOptions{})
+	var got []*flowcontrolv1.FlowSchema
+	for i := range schemas {
+		fs, err := api.FlowSchemas().Create(ctx, &schemas[i], metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			fs, err = api.FlowSchemas().Get(ctx, schemas[i].Name, metav1.GetOptions{})
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating FlowSchema %s: %w", schemas[i].Name, err)
+		}
+		got = append(got, fs)
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating FlowSchema %s: %w", fs.Name, err)
-	}
-	return gotFS, gotPL, nil
+	return got, gotPL, nil
 }
 
 // FlowCounts reads the API server's count of requests API Priority and

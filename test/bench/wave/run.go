@@ -64,14 +64,17 @@ const (
 // flow-control manifest and without it; the floor acts as Drainpipe too.
 var peers = map[string]struct {
 	flowControl bool
-	flowSchema  string // where APF files the run's requests
+	flowSchemas []string // where APF files the run's requests
 }{
-	"drainpipe":      {true, "drainpipe"},
-	"drainpipe-nofc": {false, "global-default"},
-	"nth":            {true, "service-accounts"},
-	"floor":          {true, "drainpipe"},
-	"limit":          {true, "exempt"},
+	"drainpipe":      {true, drainpipeSchemas},
+	"drainpipe-nofc": {false, []string{"global-default"}},
+	"nth":            {true, []string{"service-accounts"}},
+	"floor":          {true, drainpipeSchemas},
+	"limit":          {true, []string{"exempt"}},
 }
+
+// drainpipeSchemas are deploy/flowcontrol.yaml's FlowSchemas.
+var drainpipeSchemas = []string{"drainpipe-nodes", "drainpipe"}
 
 // runOne measures one peer on a fresh sandbox and fleet.
 func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*result, error) {
@@ -234,8 +237,10 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		return nil, err
 	}
 	r.cost.nodes = r.targets
-	r.cost.kube = disp1[how.flowSchema] - disp0[how.flowSchema] + rej1[how.flowSchema] - rej0[how.flowSchema]
-	if how.flowSchema == "global-default" { // shared with the neighbour, who counted its own
+	for _, fs := range how.flowSchemas {
+		r.cost.kube += disp1[fs] - disp0[fs] + rej1[fs] - rej0[fs]
+	}
+	if how.flowSchemas[0] == "global-default" { // shared with the neighbour, who counted its own
 		r.cost.kube -= r.neighbour.requests
 	}
 	r.cost.ec2, r.cost.asg = awsCalls(fake)
