@@ -70,9 +70,11 @@ func deadLetter(ctx context.Context, t *testing.T, fake *awsfake.Server, queue s
 }
 
 // TestDLQList lists a dead-letter queue holding a lifecycle action, a Spot
-// warning whose deadline passed hours ago and a rebalance recommendation
-// as old: each with the verdict it would get if redriven now, from the same
-// decision code as the function's. The listing leaves them in the queue.
+// warning whose deadline passed hours ago, a rebalance recommendation as
+// old and a restore: each with the verdict it would get if redriven now,
+// from the same decision code as the function's (the hook completed, the
+// Spot warning left as stale, the rebalance acted on, the node given
+// back). The listing leaves them in the queue.
 func TestDLQList(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -82,20 +84,22 @@ func TestDLQList(t *testing.T) {
 	deadLetter(ctx, t, fake, queue,
 		makeOK(t, append([]string{"event", "asg-terminate", "--instance", "i-0000000000000000a"}, from...)...),
 		makeOK(t, append([]string{"event", "spot", "--instance", "i-0000000000000000b"}, from...)...),
-		makeOK(t, append([]string{"event", "rebalance", "--instance", "i-0000000000000000c"}, from...)...))
+		makeOK(t, append([]string{"event", "rebalance", "--instance", "i-0000000000000000c"}, from...)...),
+		makeOK(t, append([]string{"event", "state-change", "--state", "running", "--instance", "i-0000000000000000d"}, from...)...))
 
 	code, out, stderr := runCLI(t, nil, "", "dlq", "list", "--queue", dlq, "-o", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 	var entries []dlqEntry
-	if err := json.Unmarshal([]byte(out), &entries); err != nil || len(entries) != 3 {
-		t.Fatalf("output %s: %v; want three entries", out, err)
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || len(entries) != 4 {
+		t.Fatalf("output %s: %v; want four entries", out, err)
 	}
 	want := map[string]struct{ kind, verdict, reason string }{
 		"i-0000000000000000a": {"asg-lifecycle", "act", "complete hook my-asg/drainpipe"},
 		"i-0000000000000000b": {"spot-interruption", "ignore", "stale"},
 		"i-0000000000000000c": {"rebalance-recommendation", "act", "cordon"},
+		"i-0000000000000000d": {"state-change", "return", "would give back the node"},
 	}
 	for _, e := range entries {
 		w, ok := want[strings.Join(e.Instances, ",")]
@@ -103,10 +107,10 @@ func TestDLQList(t *testing.T) {
 			t.Errorf("entry %+v; want kind %s, verdict %s with %q, receive count 1, a sent time", e, w.kind, w.verdict, w.reason)
 		}
 	}
-	// Listed, then visible again: the table sees all three.
+	// Listed, then visible again: the table sees all four.
 	code, out, _ = runCLI(t, nil, "", "dlq", "list", "--queue", dlq)
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 4 || !strings.HasPrefix(lines[0], "MESSAGE ID") {
-		t.Errorf("table: exit %d\n%s\nwant a header and three lines", code, out)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 5 || !strings.HasPrefix(lines[0], "MESSAGE ID") {
+		t.Errorf("table: exit %d\n%s\nwant a header and four lines", code, out)
 	}
 }
 
