@@ -105,10 +105,10 @@ func nthRules() map[string]nthRule {
 		"excludeFromLoadBalancers": envIf("DRAINPIPE_EXCLUDE_FROM_LB", true, "false"),
 		"deleteLocalData":          gapIf(true, "Drainpipe evicts pods with emptyDir volumes: their data goes with the instance anyway"),
 		"ignoreDaemonSets":         gapIf(true, "Drainpipe never evicts DaemonSet pods: their controller would put them straight back"),
-		"podTerminationGracePeriod": func(res *nthResult, key string, v any) {
+		"podTerminationGracePeriod": func(res *nthResult, _ string, v any) {
+			// NTH's 0 deletes at once; Drainpipe's shortest grace is 1 s.
 			if n := number(v); n >= 0 {
-				res.gap(key, v, "Drainpipe gives each pod its own grace, cut to the time left before the instance's deadline "+
-					"less DRAINPIPE_SAFETY_MARGIN; there is no fixed cap")
+				res.env("DRAINPIPE_POD_GRACE_CAP", fmt.Sprintf("%ds", max(1, int(n))))
 			}
 		},
 		"nodeTerminationGracePeriod": onlyNote("each notice's own deadline (Spot: 2 minutes, a scheduled change's start, " +

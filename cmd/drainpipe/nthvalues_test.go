@@ -86,7 +86,8 @@ replicaCount: 2
 		t.Fatal(err)
 	}
 	res := nthRun(t, file)
-	want := map[string]any{"dryRun": true, "env": map[string]any{"DRAINPIPE_RECORD_CONCURRENCY": "20", "DRAINPIPE_LOG_LEVEL": "debug"}}
+	want := map[string]any{"dryRun": true, "env": map[string]any{"DRAINPIPE_RECORD_CONCURRENCY": "20", "DRAINPIPE_LOG_LEVEL": "debug",
+		"DRAINPIPE_POD_GRACE_CAP": "30s"}}
 	for _, a := range drainpipeActions {
 		want[a] = "cordon"
 	}
@@ -94,7 +95,7 @@ replicaCount: 2
 		t.Errorf("context (-want +got):\n%s", diff)
 	}
 	gaps := gapsOf(res)
-	for _, v := range []string{"podTerminationGracePeriod", "completeLifecycleActionDelaySeconds", "webhookURL", "webhookTemplate", "enableRebalanceDraining", "replicas"} {
+	for _, v := range []string{"completeLifecycleActionDelaySeconds", "webhookURL", "webhookTemplate", "enableRebalanceDraining", "replicas"} {
 		if gaps[v] == "" {
 			t.Errorf("%s not listed as not carried", v)
 		}
