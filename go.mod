@@ -16,6 +16,7 @@ require (
 	k8s.io/api v0.36.3
 	k8s.io/client-go v0.36.3
 	k8s.io/kubectl v0.36.3
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -89,5 +90,4 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )

@@ -41,12 +41,15 @@ type command struct {
 // commands lists the subcommands; add new ones here.
 func commands() map[string]command {
 	return map[string]command{
-		"explain":  {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
-		"run":      {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
-		"nodes":    {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
-		"uncordon": {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
-		"version":  {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
-		"sweep":    {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
+		"explain":    {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
+		"run":        {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
+		"nodes":      {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
+		"uncordon":   {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
+		"version":    {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
+		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
+		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
+		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
+		"sweep":      {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
 	}
 }
 

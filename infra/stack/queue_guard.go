@@ -40,8 +40,12 @@ func guardConsumers(c *Construct) {
 	c.DeadLetterQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OperatorsRedrive"),
 		Principals: &operators,
+		// ChangeMessageVisibility and ListDeadLetterSourceQueues serve
+		// `drainpipe dlq list` (messages made visible again) and `dlq
+		// redrive` (which way to redrive).
 		Actions: jsii.Strings("sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
-			"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"),
+			"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility",
+			"sqs:ListDeadLetterSourceQueues"),
 		Resources: &[]*string{c.DeadLetterQueue.QueueArn()},
 	}))
 	c.Queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{

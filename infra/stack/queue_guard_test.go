@@ -35,7 +35,8 @@ func TestConsumersGuarded(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"sqs:CancelMessageMoveTask,sqs:DeleteMessage,sqs:GetQueueAttributes,sqs:ListMessageMoveTasks,sqs:ReceiveMessage,sqs:StartMessageMoveTask",
+		"sqs:CancelMessageMoveTask,sqs:ChangeMessageVisibility,sqs:DeleteMessage,sqs:GetQueueAttributes," +
+			"sqs:ListDeadLetterSourceQueues,sqs:ListMessageMoveTasks,sqs:ReceiveMessage,sqs:StartMessageMoveTask",
 		"sqs:GetQueueAttributes,sqs:SendMessage",
 	} {
 		if !redrive[want] {

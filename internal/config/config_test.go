@@ -42,6 +42,7 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_OUT_OF_SERVICE":              "false",
 		"DRAINPIPE_REBALANCE_HOLD":              "45m",
 		"DRAINPIPE_NOTICE_PERIOD":               "40s",
+		"DRAINPIPE_POD_GRACE_CAP":               "90s",
 		"DRAINPIPE_CLUSTERS":                    "prod, staging,prod,",
 		"DRAINPIPE_CLUSTER_ENDPOINTS":           "staging=https://127.0.0.1:6443",
 		"DRAINPIPE_REQUIRED_TAG":                "team=platform",
@@ -80,7 +81,7 @@ func TestLoadEverything(t *testing.T) {
 			event.KindCapacityBlockExpiry:             policy.ActionNone,
 		},
 		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute},
-		Drains:              Drains{NoticePeriod: 40 * time.Second},
+		Drains:              Drains{NoticePeriod: 40 * time.Second, GraceCap: 90 * time.Second},
 		Clusters:            []string{"prod", "staging"},
 		ClusterEndpoints:    map[string]string{"staging": "https://127.0.0.1:6443"},
 		RequiredTag:         Tag{Key: "team", Value: "platform"},
@@ -193,6 +194,12 @@ func TestLoadDrainsErrors(t *testing.T) {
 		_, err := Load(env(map[string]string{"DRAINPIPE_NOTICE_PERIOD": v}))
 		if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_NOTICE_PERIOD") {
 			t.Errorf("DRAINPIPE_NOTICE_PERIOD=%s: Load error %v, want one naming it", v, err)
+		}
+	}
+	for _, v := range []string{"-1s", "500ms", "soon"} {
+		_, err := Load(env(map[string]string{"DRAINPIPE_POD_GRACE_CAP": v}))
+		if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_POD_GRACE_CAP") {
+			t.Errorf("DRAINPIPE_POD_GRACE_CAP=%s: Load error %v, want one naming it", v, err)
 		}
 	}
 }

@@ -18,6 +18,9 @@ type Drains struct {
 	// WarnAll: every pod to be evicted is warned, not only those that ask
 	// (DRAINPIPE_WARN_PODS=all).
 	WarnAll bool
+	// GraceCap caps every pod's grace period (NTH's
+	// podTerminationGracePeriod); 0: each pod's own.
+	GraceCap time.Duration
 }
 
 func (r *reader) loadDrains(c *Drains) {
@@ -41,6 +44,17 @@ func (r *reader) loadDrains(c *Drains) {
 			return fmt.Errorf("%s is outside 0–%s", d, MaxNoticePeriod)
 		}
 		c.NoticePeriod = d.Round(time.Second)
+		return nil
+	})
+	r.parse("POD_GRACE_CAP", func(v string) error {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			return fmt.Errorf("want a duration such as 60s, got %q", v)
+		case d != 0 && d < time.Second:
+			return fmt.Errorf("%s: want 0 (no cap) or at least 1s: a grace of 0 deletes the pod at once", d)
+		}
+		c.GraceCap = d.Round(time.Second)
 		return nil
 	})
 }

@@ -74,6 +74,10 @@ type Config struct {
 	DeadlineDelete bool
 	// StuckAfter: see DefaultStuckAfter.
 	StuckAfter time.Duration
+	// GraceCap, when positive, caps every pod's grace period, with or
+	// without a deadline (a deadline may cut it further). Zero: each pod's
+	// own.
+	GraceCap time.Duration
 	// NoticePeriod: pods annotated AnnotationNotice "true" are evicted
 	// this long after their warning, or as late as their grace still fits
 	// before the deadline when that is sooner. Zero: no notice.

@@ -40,7 +40,18 @@ func (c Config) graceFor(t *target, deadline, now time.Time) *int64 {
 			margin = m
 		}
 	}
-	return clampGrace(t.grace, deadline, now, margin)
+	return t.sendGrace(deadline, now, margin)
+}
+
+// sendGrace is the grace to send for t: clampGrace's, or the capped grace
+// when the pod's own would otherwise apply.
+func (t *target) sendGrace(deadline, now time.Time, margin time.Duration) *int64 {
+	g := clampGrace(t.grace, deadline, now, margin)
+	if g == nil && t.capped {
+		capped := t.grace
+		return &capped
+	}
+	return g
 }
 
 // backoff is the wait before retry attempt n (0-based): exponential from

@@ -18,7 +18,8 @@ type target struct {
 	key      string // namespace/name
 	ns, name string
 	uid      types.UID
-	grace    int64 // the pod's own terminationGracePeriodSeconds
+	grace    int64 // the pod's own terminationGracePeriodSeconds, capped at Config.GraceCap
+	capped   bool  // grace is the cap, shorter than the pod's own
 	critical bool
 	labels   map[string]string // to find its disruption budget
 	created  time.Time
@@ -48,10 +49,15 @@ type target struct {
 	isGone                    bool
 }
 
-func newTarget(pod *corev1.Pod) *target {
+// newTarget is pod to be evicted, its grace capped at graceCap (0: no cap).
+func newTarget(pod *corev1.Pod, graceCap time.Duration) *target {
 	grace := int64(defaultPodGraceSecond)
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = *g
+	}
+	capped := false
+	if c := int64(graceCap / time.Second); graceCap > 0 && grace > c {
+		grace, capped = max(c, minGraceSeconds), true
 	}
 	t := &target{
 		key:      podKey(pod.Namespace, pod.Name),
@@ -59,6 +65,7 @@ func newTarget(pod *corev1.Pod) *target {
 		name:     pod.Name,
 		uid:      pod.UID,
 		grace:    grace,
+		capped:   capped,
 		critical: pod.Spec.Priority != nil && *pod.Spec.Priority >= criticalPriority,
 		labels:   pod.Labels,
 		created:  pod.CreationTimestamp.Time,
@@ -112,7 +119,7 @@ func (r *run) admit(ctx context.Context, pod *corev1.Pod) bool {
 	if old, ok := r.targets[key]; ok && !old.isGone {
 		return false
 	}
-	t := newTarget(pod)
+	t := newTarget(pod, r.d.cfg.GraceCap)
 	if v.act == actWait {
 		t.state = stateWaiting
 		t.shorten = r.endsTooLate(t)

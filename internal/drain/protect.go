@@ -84,7 +84,7 @@ func (r *run) holdProtected(t *target) {
 	if err := r.acquire(r.ctx); err != nil {
 		return
 	}
-	grace := clampGrace(t.grace, r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
+	grace := t.sendGrace(r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
 	err := r.deletePod(r.ctx, t, grace)
 	r.release()
 	out := classify(err)

@@ -171,3 +171,28 @@ func TestStuckPodLetsTheDrainFinish(t *testing.T) {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestGraceCapWithoutDeadline: with a grace cap (NTH's
+// podTerminationGracePeriod), a pod evicted with no deadline (a lifecycle
+// hook's drain) is given the cap, not its own five minutes.
+func TestGraceCapWithoutDeadline(t *testing.T) {
+	cfg := drain.DefaultConfig()
+	cfg.GraceCap = 30 * time.Second
+	s, d := newScene(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	n := s.env.Node(ctx, fixture.NodeOptions{})
+	slow := s.env.Pod(ctx, "slow", fixture.BoundTo(n.Name), fixture.GracePeriod(300))
+	runCtx, stop := s.stopOn(ctx, drain.EventEvicted, s.key(slow.Name))
+	defer stop()
+	if _, err := d.Run(runCtx, drain.Request{Node: n.Name, Kind: "asg-lifecycle", Evict: true}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	cur, err := s.client.CoreV1().Pods(slow.Namespace).Get(ctx, slow.Name, metav1.GetOptions{})
+	if err != nil || cur.DeletionGracePeriodSeconds == nil {
+		t.Fatalf("pod after the Run: %v, deletionGracePeriodSeconds %v", err, cur.DeletionGracePeriodSeconds)
+	}
+	if g := *cur.DeletionGracePeriodSeconds; g != 30 {
+		t.Errorf("evicted pod's deletion grace = %d s, want the cap, 30 s", g)
+	}
+}

@@ -58,3 +58,39 @@ func TestNoExecuteIsRefused(t *testing.T) {
 		t.Errorf("Run with NoExecute: error %v, want ErrNoExecute", err)
 	}
 }
+
+// TestGraceCap: DRAINPIPE_POD_GRACE_CAP (NTH's podTerminationGracePeriod)
+// caps every pod's grace, with or without a deadline; a deadline nearer
+// than the cap still cuts it further, and a pod whose own grace is shorter
+// keeps its own.
+func TestGraceCap(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.GraceCap = 60 * time.Second
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	pod := func(grace int64) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: ptr.To(grace)}}
+	}
+	tests := []struct {
+		name  string
+		grace int64
+		left  time.Duration
+		want  *int64
+	}{
+		{"no deadline, long grace capped", 300, 0, ptr.To[int64](60)},
+		{"no deadline, short grace kept", 20, 0, nil},
+		{"far deadline, capped", 300, time.Hour, ptr.To[int64](60)},
+		{"near deadline cuts below the cap", 300, 40 * time.Second, ptr.To[int64](25)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var deadline time.Time
+			if tt.left > 0 {
+				deadline = now.Add(tt.left)
+			}
+			got := cfg.graceFor(newTarget(pod(tt.grace), cfg.GraceCap), deadline, now)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("graceFor mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -91,7 +91,7 @@ func (r *run) deleteDue(t *target) bool {
 // deleteAtDeadline deletes t with what grace is left: the instance goes
 // anyway, and a delete at least sends SIGTERM in time.
 func (r *run) deleteAtDeadline(ctx context.Context, t *target) (*int64, error) {
-	grace := clampGrace(t.grace, r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
+	grace := t.sendGrace(r.req.Deadline, r.d.now(), r.d.cfg.SafetyMargin)
 	if err := r.deletePod(ctx, t, grace); err != nil {
 		return grace, fmt.Errorf("deleting pod at the deadline: %w", err)
 	}

@@ -26,6 +26,9 @@ type Task struct {
 	// ReceiveCount is the highest ApproximateReceiveCount among the
 	// records behind this task (1 on first delivery).
 	ReceiveCount int
+	// Sent is the latest SentTimestamp among those records (zero when
+	// unknown): a redriven message's is its redrive's (see Stale).
+	Sent time.Time
 	// HookReceiveCounts is, for each lifecycle action (its InstanceID
 	// filled in), the highest ApproximateReceiveCount among the records
 	// that carried it: whether a hook is on its last delivery is decided

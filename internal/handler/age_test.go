@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,7 @@ func TestStaleRule(t *testing.T) {
 		want          bool
 		wantInMessage string
 		restore       bool
+		sent          time.Time // SentTimestamp; zero when unknown
 	}{
 		{name: "old time, first delivery", time: old, receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "time 2026-11-20T10:00:00Z"},
 		{name: "old time, redelivery", time: old, receiveCount: 3, maxAge: time.Hour},
@@ -88,12 +90,73 @@ func TestStaleRule(t *testing.T) {
 		// A restore is checked against EC2's answer, not its age: aging it
 		// out would leave the node held for good.
 		{name: "old restore, first delivery", time: old, restore: true, receiveCount: 1, maxAge: time.Hour},
+		// Sent long after its event: redriven or resent. The message's
+		// own wait counts, not the event's age...
+		{name: "old time, sent just now", time: old, sent: fresh, receiveCount: 1, maxAge: time.Hour},
+		{name: "old time, sent long ago", time: old, sent: old.Add(time.Second), receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "time 2026-11-20T10:00:00Z"},
+		{name: "redriven long ago, never read", time: old.Add(-2 * time.Hour), sent: old, receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "sent time 2026-11-20T10:00:00Z"},
+		// ...but a deadline long passed stays passed, however fresh the message.
+		{name: "old deadline, sent just now", time: old, dl: old, sent: fresh, receiveCount: 1, maxAge: time.Hour, want: true, wantInMessage: "deadline 2026-11-20T10:00:00Z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := event.Interruption{Kind: event.KindStateChange, Time: tc.time, Deadline: tc.dl, Restore: tc.restore}
-			reason, got := Stale(in, tc.receiveCount, tc.maxAge, now)
+			reason, got := Stale(in, Delivery{ReceiveCount: tc.receiveCount, Sent: tc.sent}, tc.maxAge, now)
 			if got != tc.want || !strings.Contains(reason, tc.wantInMessage) {
 				t.Errorf("Stale = %q, %v; want %v with %q", reason, got, tc.want, tc.wantInMessage)
+			}
+		})
+	}
+}
+
+// A message redriven from the dead-letter queue comes back as a first
+// delivery (SQS's move task gives it a new id and sent time) of an event
+// hours old. It must not be aged out for the event's age alone: what the
+// threat says decides. A threat whose deadline passed long ago is reported
+// and left; one without a deadline (a rebalance recommendation) is acted on;
+// a lifecycle action is completed. The same records unread in the queue
+// since the event (a backlog) are aged out as before.
+func TestRedrivenRecordJudgedByItsThreat(t *testing.T) {
+	now := time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC) // 8 h after the fixtures
+	ms := func(at time.Time) string { return strconv.FormatInt(at.UnixMilli(), 10) }
+	for _, tc := range []struct {
+		name      string
+		sent      func(eventTime time.Time) time.Time
+		rebalance bool // the rebalance recommendation is acted on
+	}{
+		{"redriven", func(time.Time) time.Time { return now.Add(-time.Minute) }, true},
+		{"backlog", func(e time.Time) time.Time { return e.Add(time.Second) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := func(id, file string, eventTime time.Time) events.SQSMessage {
+				m := msg(id, body(t, file), "1")
+				m.Attributes["SentTimestamp"] = ms(tc.sent(eventTime))
+				return m
+			}
+			actor := &recordingActor{}
+			var logs bytes.Buffer
+			h := New(Options{Actor: actor, MaxEventAge: time.Hour, Now: func() time.Time { return now },
+				Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+			_, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+				rec("rebalance", "eventbridge-rebalance-recommendation.json", time.Date(2026, 11, 20, 9, 58, 0, 0, time.UTC)),
+				rec("spot", "eventbridge-spot-interruption.json", time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)),
+				rec("hook", "eventbridge-asg-terminate-lifecycle.json", time.Date(2026, 11, 20, 10, 10, 0, 0, time.UTC)),
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			acted := actor.byInstance()
+			if _, ok := acted["i-1234567890abcdef0"]; ok != tc.rebalance {
+				t.Errorf("rebalance acted on = %v, want %v", ok, tc.rebalance)
+			}
+			if _, ok := acted["i-0fedcba9876543210"]; !ok {
+				t.Errorf("lifecycle action not handed to the actor: it must be completed")
+			}
+			lines := recordLines(t, &logs)
+			if l := lines["spot"]; l.Outcome != "ignored" || !strings.Contains(l.Reason, "deadline 2026-11-20T10:02:00Z") {
+				t.Errorf("spot: outcome %q reason %q; want ignored, naming its passed deadline", l.Outcome, l.Reason)
+			}
+			if l := lines["rebalance"]; !tc.rebalance && (l.Outcome != "ignored" || !strings.Contains(l.Reason, "stale")) {
+				t.Errorf("backlogged rebalance: outcome %q reason %q; want ignored as stale", l.Outcome, l.Reason)
 			}
 		})
 	}

@@ -61,7 +61,7 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 				}
 			}
 			if in.Lifecycle == nil {
-				if why, stale := Stale(in, r.receiveCount, h.opts.MaxEventAge, h.opts.Now()); stale {
+				if why, stale := Stale(in, r.delivery(), h.opts.MaxEventAge, h.opts.Now()); stale {
 					skipped = append(skipped, why)
 					continue
 				}
@@ -76,6 +76,9 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 				t := &p.tasks[i]
 				t.Action = policy.Strongest(t.Action, action)
 				t.ReceiveCount = max(t.ReceiveCount, r.receiveCount)
+				if r.sentTime.After(t.Sent) {
+					t.Sent = r.sentTime
+				}
 				t.noteHook(in.Lifecycle, id, r.receiveCount)
 				one := in
 				if t.Reservation == "" && !t.Sweep {

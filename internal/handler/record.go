@@ -36,6 +36,9 @@ type record struct {
 	sentTime     time.Time // SQS SentTimestamp
 }
 
+// delivery is what SQS said of the record's delivery.
+func (r *record) delivery() Delivery { return Delivery{ReceiveCount: r.receiveCount, Sent: r.sentTime} }
+
 // note remembers what an interruption names, for the log.
 func (r *record) note(in event.Interruption) {
 	if !slices.Contains(r.kinds, in.Kind) {

@@ -91,6 +91,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.DeadlineDelete = cfg.DeadlineDelete
 	dcfg.StuckAfter = cfg.StuckPodTimeout
 	dcfg.NoticePeriod = cfg.Drains.NoticePeriod
+	dcfg.GraceCap = cfg.Drains.GraceCap
 	dcfg.WarnAll = cfg.Drains.WarnAll
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {

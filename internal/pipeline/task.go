@@ -57,7 +57,7 @@ func primary(t handler.Task) event.Interruption {
 func staleTask(t handler.Task, maxAge time.Duration, now time.Time) (string, bool) {
 	why := ""
 	for _, in := range t.Interruptions {
-		w, stale := handler.Stale(in, t.ReceiveCount, maxAge, now)
+		w, stale := handler.Stale(in, handler.Delivery{ReceiveCount: t.ReceiveCount, Sent: t.Sent}, maxAge, now)
 		if !stale {
 			return "", false
 		}

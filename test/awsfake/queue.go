@@ -65,7 +65,8 @@ type queueModel struct {
 type queued struct {
 	MessageState
 	visibleAt time.Time
-	receipt   string // the latest
+	receipt   string      // the latest
+	from      *queueModel // the queue it was dead-lettered from, if any
 }
 
 // CreateQueue makes a modelled queue known to GetQueueUrl and returns its
@@ -148,16 +149,25 @@ func (m *queueModel) signal() {
 // already received MaxReceiveCount times moves to the dead-letter queue
 // instead.
 func (s *Server) ReceiveMessages(ctx context.Context, url string, n int, wait time.Duration) ([]Received, error) {
+	return s.receiveMessages(ctx, url, n, wait, -1)
+}
+
+// receiveMessages is ReceiveMessages with the visibility timeout of the
+// messages received (negative: the queue's).
+func (s *Server) receiveMessages(ctx context.Context, url string, n int, wait, vis time.Duration) ([]Received, error) {
 	m, err := s.model(url)
 	if err != nil {
 		return nil, err
+	}
+	if vis < 0 {
+		vis = m.opts.VisibilityTimeout
 	}
 	if n < 1 || n > 10 {
 		return nil, fmt.Errorf("receiving from %s: %d messages asked, not in 1–10", url, n)
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		out, wake, next := m.receive(n)
+		out, wake, next := m.receive(n, vis)
 		if len(out) > 0 || !time.Now().Before(deadline) {
 			return out, nil
 		}
@@ -179,7 +189,7 @@ func (s *Server) ReceiveMessages(ctx context.Context, url string, n int, wait ti
 
 // receive takes what is visible now; it also returns the channel that
 // signals a change and the earliest time an in-flight message reappears.
-func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
+func (m *queueModel) receive(n int, vis time.Duration) ([]Received, <-chan struct{}, time.Time) {
 	now := time.Now()
 	var out []Received
 	var moved []*queued
@@ -208,20 +218,25 @@ func (m *queueModel) receive(n int) ([]Received, <-chan struct{}, time.Time) {
 			continue
 		}
 		taken[q.ID] = true
-		out = append(out, m.take(q, now))
+		out = append(out, m.takeFor(q, now, vis))
 	}
 	wake := m.wake
 	m.mu.Unlock()
 	for _, q := range moved { // SQS keeps the id and body
-		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, Copy: q.Copy, SentAt: q.SentAt}})
+		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, Copy: q.Copy, SentAt: q.SentAt}, from: m})
 	}
 	return out, wake, next
 }
 
 // take receives q now under a new receipt handle; m.mu is held.
 func (m *queueModel) take(q *queued, now time.Time) Received {
+	return m.takeFor(q, now, m.opts.VisibilityTimeout)
+}
+
+// takeFor is take with the visibility timeout vis; m.mu is held.
+func (m *queueModel) takeFor(q *queued, now time.Time, vis time.Duration) Received {
 	q.Receives = append(q.Receives, now)
-	q.visibleAt = now.Add(m.opts.VisibilityTimeout)
+	q.visibleAt = now.Add(vis)
 	q.receipt = "AQEB" + randomToken(24)
 	m.receipts[q.receipt] = q
 	return Received{

@@ -8,7 +8,9 @@
 //
 // One server answers all four services: EC2 and Auto Scaling are told
 // apart by their Action, EKS by its REST paths, SQS by its X-Amz-Target
-// header (GetQueueUrl, ChangeMessageVisibility(Batch); queues made by
+// header (GetQueueUrl, ChangeMessageVisibility(Batch), ReceiveMessage,
+// SendMessage, DeleteMessage, GetQueueAttributes,
+// ListDeadLetterSourceQueues, StartMessageMoveTask; queues made by
 // CreateQueue are modelled: receive counts, visibility, redrive).
 //
 //	fake := awsfake.New()
@@ -82,6 +84,7 @@ type Server struct {
 	visibility  []VisibilityChange
 	hk          hookState              // lifecycle hooks and the timing of their actions
 	models      map[string]*queueModel // every queue's model, by URL
+	moveTasks   []MoveTask
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.

@@ -63,6 +63,13 @@ type sqsEntry struct {
 }
 
 type sqsRequest struct {
+	MaxNumberOfMessages    int        `json:"MaxNumberOfMessages"`
+	WaitTimeSeconds        int        `json:"WaitTimeSeconds"`
+	AttributeNames         []string   `json:"AttributeNames"`
+	SystemAttributeNames   []string   `json:"MessageSystemAttributeNames"`
+	MessageBody            *string    `json:"MessageBody"`
+	SourceArn              string     `json:"SourceArn"`
+	DestinationArn         string     `json:"DestinationArn"`
 	ReceiptHandle          string     `json:"ReceiptHandle"`
 	VisibilityTimeout      *int       `json:"VisibilityTimeout"`
 	QueueName              string     `json:"QueueName"`
@@ -84,6 +91,14 @@ func (r sqsRequest) params() url.Values {
 	set("QueueOwnerAWSAccountId", r.QueueOwnerAWSAccountID)
 	set("QueueUrl", r.QueueURL)
 	set("ReceiptHandle", r.ReceiptHandle)
+	set("SourceArn", r.SourceArn)
+	set("DestinationArn", r.DestinationArn)
+	if r.MaxNumberOfMessages != 0 {
+		v.Set("MaxNumberOfMessages", strconv.Itoa(r.MaxNumberOfMessages))
+	}
+	if r.MessageBody != nil {
+		v.Set("MessageBody", *r.MessageBody)
+	}
 	if r.VisibilityTimeout != nil {
 		v.Set("VisibilityTimeout", strconv.Itoa(*r.VisibilityTimeout))
 	}
@@ -144,6 +159,18 @@ func (s *Server) serveSQS(w http.ResponseWriter, r *http.Request, op string, bod
 		s.changeVisibilityBatch(w, req)
 	case "ChangeMessageVisibility":
 		s.changeVisibility(w, req)
+	case "ReceiveMessage":
+		s.receiveMessage(w, r, req)
+	case "SendMessage":
+		s.sendMessage(w, req)
+	case "DeleteMessage":
+		s.deleteMessage(w, req)
+	case "GetQueueAttributes":
+		s.getQueueAttributes(w, req)
+	case "ListDeadLetterSourceQueues":
+		s.listDeadLetterSources(w, req)
+	case "StartMessageMoveTask":
+		s.startMessageMoveTask(w, req)
 	default:
 		writeSQSError(w, http.StatusBadRequest, "UnsupportedOperation", "awsfake: unsupported SQS operation "+op)
 	}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+)
+
+const nthUsage = `usage: drainpipe nth-values VALUES.yaml
+
+Reads the values file of an aws-node-termination-handler Helm release
+(chart 0.27, queue-processor mode) and prints, as JSON, the stack context
+that makes Drainpipe behave like it ("context": keys for cdk.json's
+"context" or -c, "env" among them) and every value Drainpipe cannot carry,
+with why ("notCarried"). Values the file leaves out take the chart's
+defaults, as Helm does, so an empty file shows how NTH's defaults differ
+from Drainpipe's. Keys the chart does not know are listed under "unknown".
+The mapping of every value: docs/migrating-from-nth.md.
+
+Exits 0 when the file was read, 2 when it cannot be read or parsed.`
+
+// nthResult is what `drainpipe nth-values` prints.
+type nthResult struct {
+	Context    map[string]any `json:"context"`
+	NotCarried []nthGap       `json:"notCarried"`
+	Unknown    []string       `json:"unknown"`
+	managedTag string         // the tag checkTagBeforeDraining checks
+	defaults   map[string]any // the chart's
+}
+
+// nthGap is one NTH value Drainpipe does not carry.
+type nthGap struct {
+	Value string `json:"value"`
+	Set   any    `json:"set"`
+	Why   string `json:"why"`
+}
+
+func (r *nthResult) env(name, value string) {
+	env, _ := r.Context["env"].(map[string]string)
+	if env == nil {
+		env = map[string]string{}
+		r.Context["env"] = env
+	}
+	env[name] = value
+}
+
+func (r *nthResult) gap(value string, set any, why string) {
+	r.NotCarried = append(r.NotCarried, nthGap{Value: value, Set: set, Why: why})
+}
+
+// nthValues is `drainpipe nth-values`.
+func nthValues(_ context.Context, c cli, args []string) int {
+	fs := newFlags(c, "nth-values", nthUsage)
+	rest, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(c.Stderr, "drainpipe nth-values: "+format+"\n", a...)
+		return code
+	}
+	if len(rest) != 1 {
+		return fail(exitUsage, "want one values file, got %d arguments", len(rest))
+	}
+	data, err := readInput(rest[0], c.Stdin)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	var given map[string]any
+	if err := yaml.Unmarshal(data, &given); err != nil {
+		return fail(exitUsage, "%s: %v", rest[0], err)
+	}
+	res, err := translateNTH(given)
+	if err != nil {
+		return fail(exitFail, "%v", err)
+	}
+	out := json.NewEncoder(c.Stdout)
+	out.SetEscapeHTML(false)
+	out.SetIndent("", "  ")
+	if err := out.Encode(res); err != nil {
+		return fail(exitFail, "writing: %v", err)
+	}
+	return exitOK
+}
+
+// translateNTH maps NTH's values (given over the chart's defaults) to
+// Drainpipe's context.
+func translateNTH(given map[string]any) (nthResult, error) {
+	defaults, err := nthDefaults()
+	if err != nil {
+		return nthResult{}, err
+	}
+	res := nthResult{Context: map[string]any{}, NotCarried: []nthGap{}, Unknown: []string{}, defaults: defaults}
+	vals := maps.Clone(res.defaults)
+	for k, v := range given {
+		if _, known := res.defaults[k]; !known {
+			res.Unknown = append(res.Unknown, k)
+			continue
+		}
+		if v != nil {
+			vals[k] = v
+		}
+	}
+	slices.Sort(res.Unknown)
+	res.managedTag = fmt.Sprint(vals["managedTag"])
+	rules := nthRules()
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		rules[k](&res, k, vals[k])
+	}
+	return res, nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func nthRun(t *testing.T, file string) nthResult {
+	t.Helper()
+	code, out, stderr := runCLI(t, nil, "", "nth-values", file)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	var res nthResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output %s: %v", out, err)
+	}
+	return res
+}
+
+func gapsOf(res nthResult) map[string]string {
+	out := map[string]string{}
+	for _, g := range res.NotCarried {
+		out[g.Value] = g.Why
+	}
+	return out
+}
+
+// TestNTHValuesChartDefaults: NTH's chart defaults, in queue-processor mode,
+// become the context that makes Drainpipe behave alike: drain on a
+// rebalance recommendation, the managed tag required, no load-balancer
+// exclusion, no out-of-service taint, no Kubernetes events. What cannot
+// be matched is listed.
+func TestNTHValuesChartDefaults(t *testing.T) {
+	res := nthRun(t, filepath.Join("testdata", "nth-values-defaults.yaml"))
+	want := map[string]any{
+		"actionRebalance": "cordon-and-drain",
+		"requiredTag":     "aws-node-termination-handler/managed",
+		"env": map[string]any{
+			"DRAINPIPE_EXCLUDE_FROM_LB": "false", "DRAINPIPE_KUBE_EVENTS": "false", "DRAINPIPE_OUT_OF_SERVICE": "false",
+		},
+	}
+	if diff := cmp.Diff(want, res.Context); diff != "" {
+		t.Errorf("context (-want +got):\n%s", diff)
+	}
+	// Only what Drainpipe cannot match: the pod's and IMDS mode's values
+	// are at their defaults, so they change nothing.
+	wantGaps := []string{"deleteSqsMsgIfNodeNotFound", "queueURL", "taintNode"}
+	if diff := cmp.Diff(wantGaps, slices.Sorted(maps.Keys(gapsOf(res)))); diff != "" {
+		t.Errorf("not carried (-want +got):\n%s", diff)
+	}
+	if len(res.Unknown) != 0 {
+		t.Errorf("unknown values %v: the chart's own file must be known", res.Unknown)
+	}
+}
+
+// TestNTHValuesOverrides: values a release commonly sets.
+func TestNTHValuesOverrides(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "values.yaml")
+	values := `enableSqsTerminationDraining: true
+cordonOnly: true
+taintNode: true
+excludeFromLoadBalancers: true
+emitKubernetesEvents: true
+enableOutOfServiceTaint: true
+checkTagBeforeDraining: false
+dryRun: true
+workers: 20
+logLevel: debug
+podTerminationGracePeriod: 30
+completeLifecycleActionDelaySeconds: 60
+webhookURL: https://hooks.slack.com/services/T/B/X
+webhookTemplate: '{"text":"{{ .EventID }}"}'
+enableRebalanceDraining: true
+replicas: 2
+replicaCount: 2
+`
+	if err := os.WriteFile(file, []byte(values), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := nthRun(t, file)
+	want := map[string]any{"dryRun": true, "env": map[string]any{"DRAINPIPE_RECORD_CONCURRENCY": "20", "DRAINPIPE_LOG_LEVEL": "debug",
+		"DRAINPIPE_POD_GRACE_CAP": "30s"}}
+	for _, a := range drainpipeActions {
+		want[a] = "cordon"
+	}
+	if diff := cmp.Diff(want, res.Context); diff != "" {
+		t.Errorf("context (-want +got):\n%s", diff)
+	}
+	gaps := gapsOf(res)
+	for _, v := range []string{"completeLifecycleActionDelaySeconds", "webhookURL", "webhookTemplate", "enableRebalanceDraining", "replicas"} {
+		if gaps[v] == "" {
+			t.Errorf("%s not listed as not carried", v)
+		}
+	}
+	if !strings.Contains(gaps["enableRebalanceDraining"], "IMDS") || !strings.Contains(gaps["webhookURL"], "webhookSecretArn") {
+		t.Errorf("reasons: %v", gaps)
+	}
+	if diff := cmp.Diff([]string{"replicaCount"}, res.Unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+}
+
+func TestNTHValuesUsage(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("a: [unclosed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"nth-values"}, {"nth-values", "a.yaml", "b.yaml"}, {"nth-values", bad},
+		{"nth-values", filepath.Join(t.TempDir(), "missing.yaml")}} {
+		if code, out, _ := runCLI(t, nil, "", args...); code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want %d and nothing", args, code, out, exitUsage)
+		}
+	}
+}
+
+// TestNTHValuesKnowsTheChart: every value of the chart has a rule.
+func TestNTHValuesKnowsTheChart(t *testing.T) {
+	rules := nthRules()
+	defaults, err := nthDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range defaults {
+		if rules[k] == nil {
+			t.Errorf("value %s has no rule", k)
+		}
+	}
+	for k := range rules {
+		if _, ok := defaults[k]; !ok {
+			t.Errorf("rule for %s, which is not a value of the chart", k)
+		}
+	}
+}
