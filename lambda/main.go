@@ -81,6 +81,7 @@ func newActor(ctx context.Context, cfg config.Config, log *slog.Logger, m *metri
 	if err != nil {
 		return nil, nil, err
 	}
+	awsCfg.Logger = live.SDKLogger(log) // the SDK's own lines as JSON too, like every other line
 	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{Metrics: m})
 	if err != nil {
 		return nil, nil, err
