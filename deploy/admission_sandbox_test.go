@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
-	"github.com/drainpipe/drainpipe/test/sandbox"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
 
@@ -39,13 +38,8 @@ func applyPolicy(t *testing.T, ctx context.Context, admin kubernetes.Interface) 
 // while a patch of any other node field is refused; an administrator is
 // not affected.
 func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
-	sb := sandbox.ForTest(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	env := fixture.New(t, sb.RESTConfig())
-	env.ApplyRBAC(ctx, "rbac.yaml", "drainpipe")
+	ctx, env, client := rbacScene(t)
 	applyPolicy(t, ctx, env.Client)
-	client := asDrainpipe(t, sb.RESTConfig())
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))
 	env.WaitDeploymentReady(ctx, "web")

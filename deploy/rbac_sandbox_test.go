@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
@@ -60,14 +62,20 @@ func asDrainpipe(t *testing.T, admin *rest.Config) kubernetes.Interface {
 	return client
 }
 
-func TestRBACIsEnoughToDrain(t *testing.T) {
+// rbacScene is a test's namespace with rbac.yaml applied, and a client
+// acting as the function: a member of group drainpipe.
+func rbacScene(t *testing.T) (context.Context, *fixture.Env, kubernetes.Interface) {
+	t.Helper()
 	sb := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	env := fixture.New(t, sb.RESTConfig())
 	env.ApplyRBAC(ctx, "rbac.yaml", "drainpipe")
+	return ctx, env, asDrainpipe(t, sb.RESTConfig())
+}
 
-	client := asDrainpipe(t, sb.RESTConfig())
+func TestRBACIsEnoughToDrain(t *testing.T) {
+	ctx, env, client := rbacScene(t)
 
 	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))
@@ -121,6 +129,46 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "rbac-test", Namespace: ns}, EventTime: metav1.NowMicro(),
 		ReportingController: "drainpipe.dev/test", ReportingInstance: "test", Action: "Test", Reason: "Test", Type: "Normal",
 	}, metav1.CreateOptions{})
+	for what, err := range refused {
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("%s as group drainpipe: %v, want Forbidden", what, err)
+		}
+	}
+}
+
+// The group limit's slots, as the function takes them, with nothing more
+// than rbac.yaml's Role: leases in namespace drainpipe only.
+func TestRBACIsEnoughForDrainSlots(t *testing.T) {
+	ctx, env, client := rbacScene(t)
+	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{Labels: map[string]string{group.NodePoolLabel: "rbac-" + env.Pool}})
+
+	// A percentage: the group counted with one LIST of its nodes.
+	l := group.New(group.Config{Max: group.Limit{Percent: 50}, Namespace: group.DefaultNamespace}, nil)
+	slot, err := l.Enter(ctx, client, group.Who{Node: nodes[0].Name}, nil)
+	if err != nil || slot == nil {
+		t.Fatalf("taking a slot as group drainpipe: %v, %v", slot, err)
+	}
+	// A redelivery renews its own slot (an update).
+	if again, err := l.Enter(ctx, client, group.Who{Node: nodes[0].Name}, nil); err != nil || again == nil {
+		t.Fatalf("renewing the slot as group drainpipe: %v, %v", again, err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	_, err = l.Enter(wctx, client, group.Who{Node: nodes[1].Name}, func(group.Busy) { stop() })
+	stop()
+	var busy *group.Busy
+	if !errors.As(err, &busy) {
+		t.Errorf("second node of a two-node group at 50%%: %v, want Busy", err)
+	}
+	if err := slot.Release(ctx); err != nil {
+		t.Errorf("releasing the slot as group drainpipe: %v", err)
+	}
+
+	// Least privilege: leases elsewhere are refused.
+	refused := map[string]error{}
+	_, refused["create lease in another namespace"] = client.CoordinationV1().Leases(env.Namespace).Create(ctx,
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "rbac-test"}}, metav1.CreateOptions{})
+	_, refused["list leases in kube-node-lease"] = client.CoordinationV1().Leases("kube-node-lease").List(ctx, metav1.ListOptions{})
+	_, refused["list leases cluster-wide"] = client.CoordinationV1().Leases("").List(ctx, metav1.ListOptions{})
 	for what, err := range refused {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("%s as group drainpipe: %v, want Forbidden", what, err)

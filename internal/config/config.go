@@ -94,6 +94,8 @@ type Config struct {
 	Return Return
 	// Drains says what drains tell the workloads.
 	Drains Drains
+	// Groups limits how many nodes of one group drain at once.
+	Groups Groups
 }
 
 // Tag is an EC2 tag key with an optional value.
@@ -127,6 +129,7 @@ func Default() Config {
 		Metrics:             true,
 		Hooks:               defaultHooks(),
 		Return:              DefaultReturn(),
+		Groups:              DefaultGroups(),
 	}
 }
 
@@ -185,6 +188,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.hooks(&c.Hooks)
 	r.loadReturn(&c.Return)
 	r.loadDrains(&c.Drains)
+	r.loadGroups(&c.Groups)
 	r.check(Prefix+"CLUSTER_ENDPOINTS", checkEndpointClusters(c.Clusters, c.ClusterEndpoints))
 	r.check(Prefix+"CLUSTER_CAS", checkCAClusters(c.ClusterEndpoints, c.ClusterCAs))
 	if err := errors.Join(r.errs...); err != nil {

@@ -43,6 +43,10 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_REBALANCE_HOLD":              "45m",
 		"DRAINPIPE_NOTICE_PERIOD":               "40s",
 		"DRAINPIPE_POD_GRACE_CAP":               "90s",
+		"DRAINPIPE_GROUP_MAX_DRAINING":          "25%",
+		"DRAINPIPE_GROUP_LABEL":                 "example.com/pool",
+		"DRAINPIPE_GROUP_NAMESPACE":             "ops",
+		"DRAINPIPE_GROUP_LEASE_DURATION":        "90s",
 		"DRAINPIPE_CLUSTERS":                    "prod, staging,prod,",
 		"DRAINPIPE_CLUSTER_ENDPOINTS":           "staging=https://127.0.0.1:6443",
 		"DRAINPIPE_REQUIRED_TAG":                "team=platform",
@@ -82,6 +86,7 @@ func TestLoadEverything(t *testing.T) {
 		},
 		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute},
 		Drains:              Drains{NoticePeriod: 40 * time.Second, GraceCap: 90 * time.Second},
+		Groups:              Groups{MaxDrainingPercent: 25, Label: "example.com/pool", Namespace: "ops", LeaseDuration: 90 * time.Second},
 		Clusters:            []string{"prod", "staging"},
 		ClusterEndpoints:    map[string]string{"staging": "https://127.0.0.1:6443"},
 		RequiredTag:         Tag{Key: "team", Value: "platform"},
@@ -200,6 +205,33 @@ func TestLoadDrainsErrors(t *testing.T) {
 		_, err := Load(env(map[string]string{"DRAINPIPE_POD_GRACE_CAP": v}))
 		if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_POD_GRACE_CAP") {
 			t.Errorf("DRAINPIPE_POD_GRACE_CAP=%s: Load error %v, want one naming it", v, err)
+		}
+	}
+}
+
+func TestLoadGroups(t *testing.T) {
+	got, err := Load(env(map[string]string{"DRAINPIPE_GROUP_MAX_DRAINING": "3"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Groups{MaxDraining: 3, Namespace: "drainpipe", LeaseDuration: 2 * time.Minute}); got.Groups != want {
+		t.Errorf("Groups = %+v, want %+v", got.Groups, want)
+	}
+	if got, _ := Load(env(nil)); got.Groups.MaxDraining != 0 || got.Groups.MaxDrainingPercent != 0 {
+		t.Errorf("default Groups %+v: want the limit off", got.Groups)
+	}
+	bad := map[string][]string{
+		"DRAINPIPE_GROUP_MAX_DRAINING":   {"0", "101", "0%", "150%", "two", "-1", "2.5"},
+		"DRAINPIPE_GROUP_LABEL":          {"bad key", "/pool", "example.com/", "-pool"},
+		"DRAINPIPE_GROUP_NAMESPACE":      {"Drainpipe", "ops_ns", "-ops"},
+		"DRAINPIPE_GROUP_LEASE_DURATION": {"5s", "2h", "soon"},
+	}
+	for name, values := range bad {
+		for _, v := range values {
+			_, err := Load(env(map[string]string{name: v}))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: Load error %v, want one naming it", name, v, err)
+			}
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/eks"
+	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
@@ -133,6 +134,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Recorder: obs.recorder,
 		Log:      log,
 		Sweep:    sweepOnce,
+		Groups:   newGroups(cfg.Groups, log),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the pipeline: %w", err)
@@ -153,6 +155,14 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 		overrides[name] = eks.Endpoint{URL: url, CAData: cfg.ClusterCAs[name]}
 	}
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
+}
+
+// newGroups builds the group limit; nil (no limit) when it is off.
+func newGroups(g config.Groups, log *slog.Logger) *group.Limiter {
+	return group.New(group.Config{
+		Max:   group.Limit{N: g.MaxDraining, Percent: g.MaxDrainingPercent},
+		Label: g.Label, Namespace: g.Namespace, LeaseDuration: g.LeaseDuration,
+	}, log)
 }
 
 func requiredTag(t config.Tag) string {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
@@ -27,7 +27,10 @@ type Deps struct {
 	Hooks      Hooks
 	// Sweep runs one sweep for a sweep task (handler.Task.Sweep); nil
 	// ignores sweep tasks with a reason.
-	Sweep    func(ctx context.Context) handler.Result
+	Sweep func(ctx context.Context) handler.Result
+	// Groups limits how many nodes of one group drain at once
+	// (DRAINPIPE_GROUP_MAX_DRAINING); nil: no limit.
+	Groups   *group.Limiter
 	Recorder Recorder     // default NopRecorder
 	Clock    Clock        // default SystemClock
 	Log      *slog.Logger // default slog.Default()
@@ -50,6 +53,7 @@ type Actor struct {
 	keeper     *keeper
 	timeouts   HookTimeouts // nil when Hooks cannot tell
 	sweep      func(ctx context.Context) handler.Result
+	groups     *group.Limiter
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -85,6 +89,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep,
+		groups: d.Groups,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)
 	a.keeper = newKeeper(a)
@@ -206,75 +211,12 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
-	r = a.drain(ctx, inst.Cluster, a.newDrainer(client), req, stopped, log)
+	dt := drainTarget{cluster: inst.Cluster, client: client, task: t, hooks: *hooks, inst: inst, stopped: stopped}
+	r = a.drain(ctx, dt, a.newDrainer(client), req, log)
 	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node
 	return r
-}
-
-// drain runs the drainer until it is done, the budget (the context's
-// deadline less the hook reserve) runs out, or the instance's deadline
-// passes; the keeper heartbeats the hooks meanwhile.
-func (a *Actor) drain(ctx context.Context, cluster string, d Drainer, req drain.Request, stopped bool, log *slog.Logger) handler.Result {
-	stopAt, margin := a.stopAt(req.Deadline, stopped)
-	dctx, cancel := a.budget(ctx, stopAt)
-	defer cancel()
-	if dctx.Err() != nil {
-		return a.cordonOnly(ctx, d, req, log)
-	}
-	rep, err := d.Run(dctx, req)
-	a.rec.RecordDrain(cluster, rep)
-	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
-		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())
-	switch {
-	case err != nil && isNotFound(err):
-		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
-	case err != nil:
-		return retry(fmt.Sprintf("draining node %s: %v", req.Node, err))
-	case rep.Done && !req.Evict:
-		return done(fmt.Sprintf("cordoned node %s", req.Node))
-	case rep.Done:
-		return done(fmt.Sprintf("drained node %s: %s", req.Node, summary(rep)))
-	case stopped && !a.clock.Now().Before(req.Deadline):
-		return done(fmt.Sprintf("instance is stopped: evictions issued on node %s, the node controller removes what its "+
-			"kubelet cannot finish: %s", req.Node, summary(rep)))
-	case !stopAt.IsZero() && !a.clock.Now().Before(stopAt):
-		less := ""
-		if margin > 0 {
-			less = fmt.Sprintf(" (less the %s safety margin)", margin)
-		}
-		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
-	}
-	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
-		req.Node, summary(rep)))
-}
-
-func verb(req drain.Request) string {
-	if req.Evict {
-		return "cordon and drain"
-	}
-	return "cordon"
-}
-
-func summary(r drain.Report) string {
-	s := fmt.Sprintf("%d evicted, %d blocked by PDB%s, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
-		firstBlock(r), len(r.Terminating))
-	if len(r.Pending) > 0 {
-		s += fmt.Sprintf(", %d not started", len(r.Pending))
-	}
-	// Pods deleted at the deadline or given up as stuck are the ones an
-	// operator must hear about: budgets overridden, finalizers left.
-	if len(r.DeletedAtDeadline) > 0 {
-		s += fmt.Sprintf(", %d deleted at the deadline despite their budget", len(r.DeletedAtDeadline))
-	}
-	if len(r.Stuck) > 0 {
-		s += fmt.Sprintf(", %d stuck terminating", len(r.Stuck))
-	}
-	if len(r.Failed) > 0 {
-		s += fmt.Sprintf(", %d refused (first: %s: %s)", len(r.Failed), r.Failed[0].Pod, r.Failed[0].Reason)
-	}
-	return s + fmt.Sprintf(", %d skipped, in %s", len(r.Skipped), r.Elapsed.Round(time.Millisecond))
 }
 
 // kubeReason says what to check when the API server refused the token (the

@@ -73,6 +73,7 @@
 //	drain                           unfinished, deadline passed     Done     completed
 //	drain, EC2 state stopped        StoppedWait passed              Done     completed
 //	drain                           unfinished, budget ran out      Retry    pending*
+//	group limit                     every slot held until budget    Retry    pending*
 //	CompleteLifecycleAction         alreadyDone                     (kept)   counted once
 //	CompleteLifecycleAction         any error                       Retry    retried
 //	RecordLifecycleActionHeartbeat  any error                       logged   (ignored)
@@ -97,6 +98,17 @@
 // then (handler.Result.HoldFor) and given back when it returns, unless an
 // interruption has since taken the node or EC2 no longer reports the
 // instance running.
+//
+// # Group limit
+//
+// With Deps.Groups (DRAINPIPE_GROUP_MAX_DRAINING), a drain without a hard
+// deadline (terminate hooks, rebalance drains, scheduled changes an hour
+// or more away; see mayWait) first takes a drain slot of its node's group
+// (internal/group). While every slot is held the node is cordoned, not
+// evicted, and the drain waits within its budget; then the task is Retry,
+// its hooks kept alive and pending. A drain on its last delivery, or whose
+// hook would be completed before the next one, does not wait. The slot is
+// released when the outcome is final and kept across a Retry.
 //
 // # Dry run
 //

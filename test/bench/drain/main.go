@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
@@ -41,7 +42,7 @@ func main() {
 
 type options struct {
 	pods, reps, fleetNodes, fleetPods int
-	kubectl                           string
+	kubectl, warnPods                 string
 }
 
 func run() error {
@@ -51,6 +52,8 @@ func run() error {
 	flag.IntVar(&o.fleetNodes, "fleet-nodes", 10, "nodes drained concurrently in the fleet scenario (0 skips it)")
 	flag.IntVar(&o.fleetPods, "fleet-pods", 100, "pods per node in the fleet scenario")
 	flag.StringVar(&o.kubectl, "kubectl", "/usr/bin/kubectl", "kubectl CLI; when missing, kubectl's drain library runs with the CLI's defaults")
+	flag.StringVar(&o.warnPods, "warn-pods", "opted-in", "DRAINPIPE_WARN_PODS: all warns every pod before the first eviction (annotation and event), "+
+		"with Kubernetes events on as the function writes them")
 	flag.Parse()
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -69,7 +72,7 @@ func run() error {
 			fmt.Fprintln(os.Stderr, "bench: stopping sandbox:", err)
 		}
 	}()
-	b, err := newBench(sb, drainLog)
+	b, err := newBench(sb, drainLog, o.warnPods)
 	if err != nil {
 		return err
 	}
@@ -82,11 +85,13 @@ type bench struct {
 	sb     *sandbox.Sandbox
 	admin  kubernetes.Interface
 	tuned  kubernetes.Interface
-	drains *drain.Drainer
-	seq    int
+	drains interface {
+		Run(ctx context.Context, req drain.Request) (drain.Report, error)
+	}
+	seq int
 }
 
-func newBench(sb *sandbox.Sandbox, log *slog.Logger) (*bench, error) {
+func newBench(sb *sandbox.Sandbox, log *slog.Logger, warnPods string) (*bench, error) {
 	rc := sb.RESTConfig()
 	rc.QPS, rc.Burst = -1, 0
 	admin, err := kubernetes.NewForConfig(rc)
@@ -99,7 +104,23 @@ func newBench(sb *sandbox.Sandbox, log *slog.Logger) (*bench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating drainpipe client: %w", err)
 	}
-	return &bench{sb: sb, admin: admin, tuned: tuned, drains: drain.New(tuned, drain.DefaultConfig(), log)}, nil
+	b := &bench{sb: sb, admin: admin, tuned: tuned, drains: drain.New(tuned, drain.DefaultConfig(), log)}
+	switch warnPods {
+	case "opted-in":
+	case "all":
+		// The warnings as the function gives them with
+		// DRAINPIPE_WARN_PODS=all: an annotation and an event per pod
+		// before the first eviction, and the node's events. The other pod
+		// events (evicted, blocked) are left out, as the opted-in run
+		// leaves them: they are not the warnings' cost.
+		rec := kevents.New(tuned, kevents.Options{Log: log})
+		cfg := drain.DefaultConfig()
+		cfg.WarnAll, cfg.Announce = true, rec.Announce
+		b.drains = rec.Wrap(drain.New(tuned, cfg, log))
+	default:
+		return nil, fmt.Errorf("-warn-pods: want all or opted-in, got %q", warnPods)
+	}
+	return b, nil
 }
 
 func (b *bench) all(ctx context.Context, o options) error {

@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/handler"
+)
+
+// drain runs the drainer until it is done, the budget (the context's
+// deadline less the hook reserve) runs out, or the instance's deadline
+// passes; the keeper heartbeats the hooks meanwhile. A drain without a
+// hard deadline first takes a slot of its node's group (enterGroup).
+func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.Request, log *slog.Logger) handler.Result {
+	stopAt, margin := a.stopAt(req.Deadline, dt.stopped)
+	dctx, cancel := a.budget(ctx, stopAt)
+	defer cancel()
+	if dctx.Err() != nil {
+		return a.cordonOnly(ctx, d, req, log)
+	}
+	leave, r, wait := a.enterGroup(dctx, dt, d, req, log)
+	if wait {
+		return r
+	}
+	r = a.runDrain(dctx, dt, d, req, stopAt, margin, log)
+	leave(ctx, r)
+	return r
+}
+
+// runDrain runs the drainer once within ctx and reads its report.
+func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req drain.Request, stopAt time.Time, margin time.Duration, log *slog.Logger) handler.Result {
+	stopped := dt.stopped
+	rep, err := d.Run(dctx, req)
+	a.rec.RecordDrain(dt.cluster, rep)
+	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
+		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())
+	switch {
+	case err != nil && isNotFound(err):
+		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
+	case err != nil:
+		return retry(fmt.Sprintf("draining node %s: %v", req.Node, err))
+	case rep.Done && !req.Evict:
+		return done(fmt.Sprintf("cordoned node %s", req.Node))
+	case rep.Done:
+		return done(fmt.Sprintf("drained node %s: %s", req.Node, summary(rep)))
+	case stopped && !a.clock.Now().Before(req.Deadline):
+		return done(fmt.Sprintf("instance is stopped: evictions issued on node %s, the node controller removes what its "+
+			"kubelet cannot finish: %s", req.Node, summary(rep)))
+	case !stopAt.IsZero() && !a.clock.Now().Before(stopAt):
+		less := ""
+		if margin > 0 {
+			less = fmt.Sprintf(" (less the %s safety margin)", margin)
+		}
+		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
+	}
+	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
+		req.Node, summary(rep)))
+}
+
+func verb(req drain.Request) string {
+	if req.Evict {
+		return "cordon and drain"
+	}
+	return "cordon"
+}
+
+func summary(r drain.Report) string {
+	s := fmt.Sprintf("%d evicted, %d blocked by PDB%s, %d still terminating", len(r.Evicted), len(r.BlockedByPDB),
+		firstBlock(r), len(r.Terminating))
+	if len(r.Pending) > 0 {
+		s += fmt.Sprintf(", %d not started", len(r.Pending))
+	}
+	// Pods deleted at the deadline or given up as stuck are the ones an
+	// operator must hear about: budgets overridden, finalizers left.
+	if len(r.DeletedAtDeadline) > 0 {
+		s += fmt.Sprintf(", %d deleted at the deadline despite their budget", len(r.DeletedAtDeadline))
+	}
+	if len(r.Stuck) > 0 {
+		s += fmt.Sprintf(", %d stuck terminating", len(r.Stuck))
+	}
+	if len(r.Failed) > 0 {
+		s += fmt.Sprintf(", %d refused (first: %s: %s)", len(r.Failed), r.Failed[0].Pod, r.Failed[0].Reason)
+	}
+	return s + fmt.Sprintf(", %d skipped, in %s", len(r.Skipped), r.Elapsed.Round(time.Millisecond))
+}
