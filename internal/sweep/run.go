@@ -134,7 +134,7 @@ func (s *Sweeper) repair(ctx context.Context, h held, v verdict, rep *Report) {
 			return
 		}
 	default: // given back, exactly as a restore would, matched on the hold judged
-		g, err := drain.Uncordon(ctx, h.client, h.node.Name, v.match)
+		g, err := drain.UncordonRead(ctx, h.client, h.node, v.match)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("giving node %s back: %v", h.node.Name, err))
 			return

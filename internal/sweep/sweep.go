@@ -13,7 +13,7 @@
 //     instance and every instance with a scheduled event, only when there
 //     are any;
 //   - then, per held node, the verdict of judge: give it back exactly as
-//     a restore would (drain.Uncordon, matched on the hold it read), taint
+//     a restore would (drain.UncordonRead, matched on the hold it read), taint
 //     it out of service as the state change would, or leave it with a
 //     reason; a stopped instance's node that no notice reached is tainted
 //     out of service; a scheduled event that no Health notice brought is
