@@ -25,9 +25,10 @@ type sweepCost struct {
 	API map[string]int // by requestKind
 	EC2 map[string]int // by action, each distinct request once
 	// Repeats counts EC2 requests identical to an earlier one of the
-	// sweep: the SDK's retries. They are seen now and then on this
-	// machine (an answer of 100 instances read, then asked again), are
-	// not the sweep's design, and are reported apart.
+	// sweep: the SDK's retries, reported apart. Now and then a large
+	// answer's read ends in "use of closed network connection" (a race in
+	// net/http's idle-connection handling, aws/aws-sdk-go-v2#2737, which
+	// the SDK retries since #2949): the SDK's, not the sweep's design.
 	Repeats int
 }
 
