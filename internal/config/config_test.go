@@ -41,6 +41,7 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_KARPENTER_NODES":             "skip",
 		"DRAINPIPE_OUT_OF_SERVICE":              "false",
 		"DRAINPIPE_REBALANCE_HOLD":              "45m",
+		"DRAINPIPE_SWEEP_MARGIN":                "90s",
 		"DRAINPIPE_NOTICE_PERIOD":               "40s",
 		"DRAINPIPE_POD_GRACE_CAP":               "90s",
 		"DRAINPIPE_GROUP_MAX_DRAINING":          "25%",
@@ -84,7 +85,7 @@ func TestLoadEverything(t *testing.T) {
 			event.KindCapacityReservationInterruption: policy.ActionCordon,
 			event.KindCapacityBlockExpiry:             policy.ActionNone,
 		},
-		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute},
+		Return:              Return{SkipKarpenter: true, OutOfService: false, RebalanceHold: 45 * time.Minute, SweepMargin: 90 * time.Second},
 		Drains:              Drains{NoticePeriod: 40 * time.Second, GraceCap: 90 * time.Second},
 		Groups:              Groups{MaxDrainingPercent: 25, Label: "example.com/pool", Namespace: "ops", LeaseDuration: 90 * time.Second},
 		Clusters:            []string{"prod", "staging"},
@@ -182,8 +183,9 @@ func TestLoadReturnErrors(t *testing.T) {
 		"DRAINPIPE_KARPENTER_NODES": "maybe",
 		"DRAINPIPE_REBALANCE_HOLD":  "13h",
 		"DRAINPIPE_OUT_OF_SERVICE":  "sometimes",
+		"DRAINPIPE_SWEEP_MARGIN":    "-1m",
 	}))
-	for _, name := range []string{"DRAINPIPE_KARPENTER_NODES", "DRAINPIPE_REBALANCE_HOLD", "DRAINPIPE_OUT_OF_SERVICE"} {
+	for _, name := range []string{"DRAINPIPE_KARPENTER_NODES", "DRAINPIPE_REBALANCE_HOLD", "DRAINPIPE_OUT_OF_SERVICE", "DRAINPIPE_SWEEP_MARGIN"} {
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("Load error %v does not name %s", err, name)
 		}

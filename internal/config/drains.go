@@ -35,17 +35,7 @@ func (r *reader) loadDrains(c *Drains) {
 		}
 		return nil
 	})
-	r.parse("NOTICE_PERIOD", func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("want a duration such as 30s, got %q", v)
-		}
-		if d < 0 || d > MaxNoticePeriod {
-			return fmt.Errorf("%s is outside 0–%s", d, MaxNoticePeriod)
-		}
-		c.NoticePeriod = d.Round(time.Second)
-		return nil
-	})
+	r.durationUpTo("NOTICE_PERIOD", "30s", MaxNoticePeriod, &c.NoticePeriod)
 	r.parse("POD_GRACE_CAP", func(v string) error {
 		d, err := time.ParseDuration(v)
 		switch {

@@ -71,6 +71,22 @@ func (r *reader) duration(name string, dst *time.Duration) {
 	})
 }
 
+// durationUpTo reads a duration from 0 to most, rounded to whole seconds;
+// example shows the form in the error.
+func (r *reader) durationUpTo(name, example string, most time.Duration, dst *time.Duration) {
+	r.parse(name, func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("want a duration such as %s, got %q", example, v)
+		}
+		if d < 0 || d > most {
+			return fmt.Errorf("%s is outside 0–%s", d, most)
+		}
+		*dst = d.Round(time.Second)
+		return nil
+	})
+}
+
 func parseRetryDelay(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 || d > MaxRetryDelay {

@@ -9,6 +9,13 @@ import (
 // kept as the message's visibility timeout, which SQS caps at 12 hours.
 const MaxRebalanceHold = 12 * time.Hour
 
+// DefaultSweepMargin is DRAINPIPE_SWEEP_MARGIN's default; MaxSweepMargin
+// its longest value.
+const (
+	DefaultSweepMargin = 10 * time.Minute
+	MaxSweepMargin     = 12 * time.Hour
+)
+
 // Return configures which nodes Drainpipe handles and how it gives them
 // back (see README, "Return to service").
 type Return struct {
@@ -26,12 +33,18 @@ type Return struct {
 	// RebalanceHold is how long a node cordoned only for a rebalance
 	// recommendation stays cordoned before it is given back; 0 keeps it.
 	RebalanceHold time.Duration
+	// SweepMargin is how long past a threat's end (and past its cordon)
+	// the sweep waits, the instance still running, before it gives a
+	// held node back: the notice that ends the threat normally comes
+	// first, and EC2's answers lag its events. 0 gives back as soon as
+	// the threat is over (tests).
+	SweepMargin time.Duration
 }
 
-// DefaultReturn handles Karpenter nodes, uses the out-of-service taint
-// and holds a rebalance cordon 30 minutes.
+// DefaultReturn handles Karpenter nodes, uses the out-of-service taint,
+// holds a rebalance cordon 30 minutes and gives the sweep a 10-minute margin.
 func DefaultReturn() Return {
-	return Return{OutOfService: true, RebalanceHold: 30 * time.Minute}
+	return Return{OutOfService: true, RebalanceHold: 30 * time.Minute, SweepMargin: DefaultSweepMargin}
 }
 
 func (r *reader) loadReturn(c *Return) {
@@ -58,15 +71,6 @@ func (r *reader) loadReturn(c *Return) {
 		return nil
 	})
 	r.boolean("OUT_OF_SERVICE", &c.OutOfService)
-	r.parse("REBALANCE_HOLD", func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("want a duration such as 30m, got %q", v)
-		}
-		if d < 0 || d > MaxRebalanceHold {
-			return fmt.Errorf("%s is outside 0–%s", d, MaxRebalanceHold)
-		}
-		c.RebalanceHold = d.Round(time.Second)
-		return nil
-	})
+	r.durationUpTo("REBALANCE_HOLD", "30m", MaxRebalanceHold, &c.RebalanceHold)
+	r.durationUpTo("SWEEP_MARGIN", "10m", MaxSweepMargin, &c.SweepMargin)
 }

@@ -107,6 +107,8 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 		deadline, _ = time.Parse(annotationTimeLayout, node.Annotations[AnnotationDeadline])
 	} else if !deadline.IsZero() {
 		want[AnnotationDeadline] = deadline.UTC().Format(annotationTimeLayout)
+	} else if !req.PassedDeadline.IsZero() {
+		want[AnnotationDeadline] = req.PassedDeadline.UTC().Format(annotationTimeLayout)
 	}
 	if newerThreat(node, req.EventTime) {
 		want[AnnotationThreatTime] = req.EventTime.UTC().Format(time.RFC3339Nano)

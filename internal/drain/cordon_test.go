@@ -103,6 +103,19 @@ func TestCordonPatch(t *testing.T) {
 			}}},
 		},
 		{
+			// A threat announced after its deadline is cordoned, not
+			// drained; its deadline is still recorded for the sweep.
+			name: "late threat: passed deadline recorded",
+			req: func(r *Request) {
+				r.EventID, r.Deadline, r.PassedDeadline = "ev-2", time.Time{}, now.Add(-3*time.Minute)
+			},
+			wantChanged: []string{"annotations"},
+			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+				AnnotationEventID: "ev-2", AnnotationDeadline: "2026-11-22T11:57:00Z",
+				AnnotationInterruption: `{"kind":"spot-interruption","eventId":"ev-2"}`,
+			}}},
+		},
+		{
 			name:        "effect change replaces our taint only",
 			cfg:         func(c *Config) { c.TaintEffect = string(corev1.TaintEffectPreferNoSchedule) },
 			wantChanged: []string{"taint"},

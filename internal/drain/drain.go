@@ -26,7 +26,12 @@ type Request struct {
 	// Deadline is when the instance disappears; zero when unknown. Grace
 	// periods are clamped so pods finish before it.
 	Deadline time.Time
-	Evict    bool
+	// PassedDeadline is the deadline of a threat announced after it
+	// (Deadline is then zero: nothing to clamp to): recorded on the node
+	// all the same, so the sweep can tell how long the instance outlived
+	// it and give the node back.
+	PassedDeadline time.Time
+	Evict          bool
 	// EventTime is when AWS announced the newest threat behind the
 	// request; zero when unknown. It is kept on the node (see
 	// AnnotationThreatTime) so an older restore cannot undo the hold.

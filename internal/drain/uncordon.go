@@ -75,10 +75,25 @@ type restoreSpec struct {
 // writes at most one patch (retried on conflicts); a missing node is an
 // error for which apierrors.IsNotFound holds.
 func Uncordon(ctx context.Context, client kubernetes.Interface, name string, match Match) (Given, error) {
+	return uncordon(ctx, client, name, nil, match)
+}
+
+// UncordonRead is Uncordon for a node the caller has just read (the
+// sweep's LIST): its first patch is built from that copy, guarded by its
+// resourceVersion, so a give-back costs one PATCH and no GET unless the
+// node changed since (a conflict reads it again).
+func UncordonRead(ctx context.Context, client kubernetes.Interface, node *corev1.Node, match Match) (Given, error) {
+	return uncordon(ctx, client, node.Name, node, match)
+}
+
+func uncordon(ctx context.Context, client kubernetes.Interface, name string, read *corev1.Node, match Match) (Given, error) {
 	for attempt := 1; ; attempt++ {
-		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return Given{Node: name}, fmt.Errorf("getting node %s: %w", name, err)
+		node := read
+		if attempt > 1 || node == nil {
+			var err error
+			if node, err = client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return Given{Node: name}, fmt.Errorf("getting node %s: %w", name, err)
+			}
 		}
 		g := Given{Node: name, Marks: ReadMarks(node)}
 		why := leave(node, g.Marks, match)

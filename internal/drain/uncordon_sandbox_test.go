@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
@@ -208,5 +209,37 @@ func TestRunningClearsOutOfServiceOnly(t *testing.T) {
 	if !after.Spec.Unschedulable || strings.Contains(strings.Join(left, ","), drain.OutOfServiceTaintKey) ||
 		!strings.Contains(strings.Join(left, ","), "taint "+drain.TaintKey) {
 		t.Errorf("after: unschedulable %v, Drainpipe marks %v; want cordoned and tainted, not out of service", after.Spec.Unschedulable, left)
+	}
+}
+
+// UncordonRead gives back from the copy the caller read (the sweep's
+// LIST); when the node changed since, its stale resourceVersion makes the
+// patch conflict, and the give-back reads the node again and keeps the
+// change.
+func TestUncordonReadFromStaleCopy(t *testing.T) {
+	s, d := newScene(t, drain.DefaultConfig())
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	node := s.env.Node(ctx, fixture.NodeOptions{})
+	if _, err := d.Run(ctx, drain.Request{Node: node.Name, Kind: "state-change", EventID: "ev-stop"}); err != nil {
+		t.Fatal(err)
+	}
+	stale, _ := trace(t, ctx, s, node.Name)
+	patch := []byte(`{"metadata":{"labels":{"team":"storage"}}}`)
+	if _, err := s.client.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	g, err := drain.UncordonRead(ctx, s.client, stale, drain.Match{Kinds: []string{"state-change"}})
+	if err != nil || !g.Back {
+		t.Fatalf("UncordonRead = %+v, %v; want the node back", g, err)
+	}
+	back, left := trace(t, ctx, s, node.Name)
+	if back.Spec.Unschedulable || len(left) > 0 || back.Labels[drain.LabelHeld] != "" {
+		t.Errorf("after UncordonRead: unschedulable %v, Drainpipe left %v, held %q; want given back",
+			back.Spec.Unschedulable, left, back.Labels[drain.LabelHeld])
+	}
+	if back.Labels["team"] != "storage" {
+		t.Errorf("label team = %q: the change made after the read was lost", back.Labels["team"])
 	}
 }

@@ -25,6 +25,7 @@ func NewSweeper(cfg config.Config, dryRun bool, clusters pipeline.Clusters, look
 		DryRun:          cfg.DryRun || dryRun,
 		OutOfService:    cfg.Return.OutOfService,
 		RebalanceHold:   cfg.Return.RebalanceHold,
+		Margin:          cfg.Return.SweepMargin,
 		ScheduledAction: cfg.Policy.For(event.KindScheduledChange),
 	}, sweep.Deps{Clients: clusters, EC2: lookup, Act: act, NodeOf: nodemap.Node, Log: log})
 	if err != nil {

@@ -143,7 +143,8 @@ func TestAct(t *testing.T) {
 		task:       task(policy.ActionCordonAndDrain, 1, spot(t0.Add(-3*time.Minute))),
 		wantStatus: handler.StatusDone, wantReason: "spot-interruption deadline passed 1m0s ago: cordon and taint only",
 		wantNode: nodeName, wantDescribes: 1,
-		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1"}},
+		wantDrains: []drain.Request{{Node: nodeName, Kind: "spot-interruption", EventID: "spot-1",
+			PassedDeadline: t0.Add(-time.Minute)}},
 	}, {
 		name:       "spot deadline passes during the drain: acknowledged",
 		opts:       rigOpts{drainer: &fakeDrainer{report: drain.Report{Terminating: []string{"shop/web-1"}}}},

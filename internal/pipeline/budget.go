@@ -39,14 +39,16 @@ func (a *Actor) cordonOnly(ctx context.Context, d Drainer, req drain.Request, lo
 // cordonIfLate turns the request of a threat whose deadline has passed
 // (Spot hibernate has no warning at all) into cordon and taint only, and
 // says so: the node is still there, and the instance's state changes drive
-// the rest. Empty when the deadline is ahead (or is our own StoppedWait).
+// the rest. The passed deadline is still recorded on the node (the sweep
+// gives the node back once the instance has outlived it by its margin).
+// Empty when the deadline is ahead (or is our own StoppedWait).
 func cordonIfLate(req *drain.Request, now time.Time, stopped bool) string {
 	if req.Deadline.IsZero() || now.Before(req.Deadline) || stopped {
 		return ""
 	}
 	late := fmt.Sprintf("%s deadline passed %s ago: cordon and taint only (the instance's state changes drive the rest); ",
 		req.Kind, now.Sub(req.Deadline).Round(time.Second))
-	req.Evict, req.Deadline = false, time.Time{}
+	req.Evict, req.Deadline, req.PassedDeadline = false, time.Time{}, req.Deadline
 	return late
 }
 

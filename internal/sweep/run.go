@@ -121,11 +121,11 @@ func (s *Sweeper) repair(ctx context.Context, h held, v verdict, rep *Report) {
 	r := Repair{What: v.what, Cluster: h.cluster, Node: h.node.Name, Instance: h.instance, Reason: v.why}
 	switch {
 	case v.what == "":
-		log.Debug("sweep: held node left as it is", "reason", v.why)
+		log.DebugContext(ctx, "sweep: held node left as it is", "reason", v.why)
 		rep.Left = append(rep.Left, Left{Cluster: h.cluster, Node: h.node.Name, Reason: v.why})
 		return
 	case s.cfg.DryRun:
-		log.Info("sweep: dry run: would repair", "repair", v.what, "reason", v.why)
+		log.InfoContext(ctx, "sweep: dry run: would repair", "repair", v.what, "reason", v.why)
 		rep.Repairs = append(rep.Repairs, r)
 		return
 	case v.what == RepairOutOfService:
@@ -134,7 +134,7 @@ func (s *Sweeper) repair(ctx context.Context, h held, v verdict, rep *Report) {
 			return
 		}
 	default: // given back, exactly as a restore would, matched on the hold judged
-		g, err := drain.Uncordon(ctx, h.client, h.node.Name, v.match)
+		g, err := drain.UncordonRead(ctx, h.client, h.node, v.match)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("giving node %s back: %v", h.node.Name, err))
 			return
@@ -145,7 +145,7 @@ func (s *Sweeper) repair(ctx context.Context, h held, v verdict, rep *Report) {
 		}
 		r.Reason += fmt.Sprintf(" (undid %v)", g.Changed)
 	}
-	log.Warn("sweep repaired a node", "repair", v.what, "reason", r.Reason)
+	log.WarnContext(ctx, "sweep repaired a node", "repair", v.what, "reason", r.Reason)
 	rep.Repairs = append(rep.Repairs, r)
 }
 

@@ -62,13 +62,13 @@ func (s *Sweeper) scheduled(ctx context.Context, clients map[string]kubernetes.I
 		switch r.Status {
 		case handler.StatusRetry:
 			rep.Pending = append(rep.Pending, fmt.Sprintf("scheduled event %s on %s: %s", e.ID, node.Name, r.Reason))
-			log.Warn("sweep acting on a scheduled event no notice brought: unfinished", "reason", r.Reason)
+			log.WarnContext(ctx, "sweep acting on a scheduled event no notice brought: unfinished", "reason", r.Reason)
 		case handler.StatusDone:
-			log.Warn("sweep repaired a node", "repair", RepairScheduled, "reason", in.Summary+": "+r.Reason)
+			log.WarnContext(ctx, "sweep repaired a node", "repair", RepairScheduled, "reason", in.Summary+": "+r.Reason)
 			rep.Repairs = append(rep.Repairs, Repair{What: RepairScheduled, Cluster: inst.Cluster, Node: node.Name,
 				Instance: e.InstanceID, Reason: in.Summary + ": " + r.Reason})
 		default:
-			log.Info("sweep: scheduled event left", "reason", r.Reason)
+			log.InfoContext(ctx, "sweep: scheduled event left", "reason", r.Reason)
 			rep.Left = append(rep.Left, Left{Cluster: inst.Cluster, Node: node.Name, Reason: r.Reason})
 		}
 	}

@@ -13,7 +13,7 @@
 //     instance and every instance with a scheduled event, only when there
 //     are any;
 //   - then, per held node, the verdict of judge: give it back exactly as
-//     a restore would (drain.Uncordon, matched on the hold it read), taint
+//     a restore would (drain.UncordonRead, matched on the hold it read), taint
 //     it out of service as the state change would, or leave it with a
 //     reason; a stopped instance's node that no notice reached is tainted
 //     out of service; a scheduled event that no Health notice brought is
@@ -44,7 +44,8 @@ import (
 // DefaultMargin is how long past a threat's end a held node must still
 // find its instance running before the sweep gives it back, and how old a
 // hold must be before the sweep judges it at all: the notice that ends it
-// normally comes first, and EC2's answers lag its events by seconds.
+// normally comes first, and EC2's answers lag its events by seconds
+// (DRAINPIPE_SWEEP_MARGIN's default).
 const DefaultMargin = 10 * time.Minute
 
 // Clients gives a cluster's Kubernetes client; the pipeline's Clusters fit.
@@ -74,7 +75,8 @@ type Config struct {
 	RebalanceHold time.Duration
 	// ScheduledAction is the policy's action for a scheduled change.
 	ScheduledAction policy.Action
-	// Margin: see DefaultMargin; zero takes it.
+	// Margin: see DefaultMargin (DRAINPIPE_SWEEP_MARGIN); zero gives
+	// back as soon as the threat is over, negative takes DefaultMargin.
 	Margin time.Duration
 }
 
@@ -109,7 +111,7 @@ func New(cfg Config, d Deps) (*Sweeper, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("building the sweep: %w", errors.Join(errs...))
 	}
-	if cfg.Margin <= 0 {
+	if cfg.Margin < 0 {
 		cfg.Margin = DefaultMargin
 	}
 	if d.Log == nil {

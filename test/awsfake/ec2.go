@@ -39,6 +39,20 @@ func (s *Server) AddInstances(instances ...Instance) {
 	}
 }
 
+// SetInstanceState changes a known instance's state (running, stopped,
+// terminated, ...), as EC2 would after a stop, start or termination; it
+// reports whether the instance is known.
+func (s *Server) SetInstanceState(id, state string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.instances[id]
+	if ok {
+		in.State = state
+		s.instances[id] = in
+	}
+	return ok
+}
+
 type ec2Tag struct {
 	Key   string `xml:"key"`
 	Value string `xml:"value"`
