@@ -59,6 +59,7 @@ func Settings() []Setting {
 		{Name: "KUBECONFIG", Default: "(none)", Meaning: "path of a kubeconfig: local mode, talk to that cluster instead of EKS"},
 		{Name: "LOG_LEVEL", Default: "`info`", Meaning: "`debug`, `info`, `warn` or `error`"},
 		{Name: "METRICS", Default: "`true`", Meaning: "print CloudWatch embedded-format metrics (namespace `Drainpipe`) on stdout"},
+		{Name: "METRICS_STACK", Default: "(none; set by the stack)", Meaning: "value of a `stack` dimension added to every metric (every dimension set, the aggregate included), so two deployments in one account and region keep their metrics, alarms and dashboards apart; the stack sets its own name (`<stack>-<id>` for a construct)"},
 		{Name: "SWEEP_RULE", Default: "(none; set by the stack)", Meaning: "ARN (or name) of the EventBridge schedule rule whose `Scheduled Event`s run the sweep (see [Sweep](sweep.md)); scheduled events from any other rule are ignored with a reason, and unset ignores them all"},
 		{Name: "KUBE_EVENTS", Default: "`true`", Meaning: "record Kubernetes events on drained nodes and evicted pods"},
 		{Name: "ACCEPT", Default: "(all)", Meaning: "comma-separated message shapes handled: `eventbridge`, `asg-direct` (a lifecycle hook notifying SQS itself), `sns`; others are rejected with the reason. Unset, every shape is read (local runs, `drainpipe explain`); the stack sets exactly what it wires"},
