@@ -132,7 +132,7 @@ func (e *Emitter) RecordTask(t handler.Task, r handler.Result, _ time.Duration) 
 	// How long the drain has been blocked, over all its runs: one value
 	// per run is enough for an alarm on its Maximum, however long a run.
 	if len(rep.BlockedByPDB) > 0 && !rep.BlockedSince.IsZero() && now.After(rep.BlockedSince) {
-		metrics = append(metrics, Metric{MetricDrainBlockedFor, Seconds, now.Sub(rep.BlockedSince).Truncate(time.Second).Seconds()})
+		metrics = append(metrics, Metric{MetricDrainBlockedFor, Seconds, now.Sub(rep.BlockedSince).Round(time.Millisecond).Seconds()})
 	}
 	e.Emit(Doc{Time: now, Dimensions: [][]string{{DimCluster, DimKind}, {}}, Props: props, Metrics: metrics})
 }
