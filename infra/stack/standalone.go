@@ -43,7 +43,7 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 	if err != nil {
 		return nil, err
 	}
-	finish(c.Function)
+	finish(c)
 	c.Function.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	return s, nil
 }

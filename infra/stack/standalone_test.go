@@ -68,7 +68,7 @@ func TestStandaloneMatchesStack(t *testing.T) {
 	}
 	slices.Sort(params)
 	wantParams := []string{"ActionAsgLifecycle", "ActionCapacityBlock", "ActionCapacityReservation", "ActionRebalance", "ActionScheduledChange",
-		"ActionSpot", "ActionStateChange", "AsgNamePrefix", "Clusters", "CodeBucket", "CodeKey", "DryRun"}
+		"ActionSpot", "ActionStateChange", "AsgNamePrefix", "Clusters", "CodeBucket", "CodeKey", "DryRun", "LifecycleHookNames"}
 	if diff := cmp.Diff(wantParams, params); diff != "" {
 		t.Errorf("parameters (-want +got):\n%s", diff)
 	}
@@ -114,5 +114,11 @@ func TestStandaloneParameters(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rules, " "), `{"prefix":"${AsgNamePrefix}"}`) {
 		t.Errorf("no lifecycle rule matches the AsgNamePrefix parameter: %v", rules)
+	}
+	if n := strings.Count(strings.Join(rules, " "), `"LifecycleHookName":"${LifecycleHookNames}"`); n != 2 {
+		t.Errorf("%d lifecycle rules match the LifecycleHookNames parameter, want 2: %v", n, rules)
+	}
+	if got := tpl.render(vars["DRAINPIPE_LIFECYCLE_HOOK_NAMES"]); got != "${LifecycleHookNames}" {
+		t.Errorf("DRAINPIPE_LIFECYCLE_HOOK_NAMES = %s, want the LifecycleHookNames parameter", got)
 	}
 }

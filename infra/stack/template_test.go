@@ -184,6 +184,9 @@ func (tpl template) resolve(v any) any {
 			for _, e := range asList(j[1]) {
 				parts = append(parts, tpl.render(e))
 			}
+			if _, ok := j[1].(map[string]any); ok { // a list parameter
+				return strings.ReplaceAll(tpl.render(j[1]), ",", fmt.Sprint(j[0]))
+			}
 			return strings.Join(parts, fmt.Sprint(j[0]))
 		}
 		out := map[string]any{}
