@@ -152,18 +152,17 @@ func simulate(t *testing.T, policy any, reqs []simRequest) map[string]string {
 	return got
 }
 
-// TestQueuePolicyEvaluated (issue 25, items 3 and 5): the queue's policy as
-// AWS evaluates it, for concrete requests. An `sqs:*` admin of the same
-// account cannot take, delete, purge or hide messages, nor send; the
-// function's role (with its own policy) and a listed operator role can
-// consume; only the stack's rules may send as EventBridge.
+// TestQueuePolicyEvaluated (issue 25, items 3 and 5): each queue's policy
+// as AWS evaluates it, for concrete requests. An `sqs:*` admin of the same
+// account cannot take, delete, purge or hide messages, nor send; a listed
+// operator role can consume both queues, the function's role (with its own
+// policy) the queue; only the stack's rules may send as EventBridge (to the
+// dead-letter queue too, what they cannot deliver).
 func TestQueuePolicyEvaluated(t *testing.T) {
 	p := testProps(t)
 	operator := "arn:aws:iam::" + simAccount + ":role/oncall"
 	p.OperatorRoleARNs = []string{operator}
 	tpl := synth(t, p)
-	queue := tpl.arn(findID(t, tpl, "Queue"))
-	policy := tpl.policyOf(t, "AWS::SQS::QueuePolicy", "Queues", "${Queue}")
 	fnRole := tpl.arn(findID(t, tpl, "FunctionRole"))
 	fnPolicy := tpl.policyOf(t, "AWS::IAM::Policy", "Roles", "${FunctionRole}")
 	admin := "arn:aws:iam::" + simAccount + ":role/admin"
@@ -174,52 +173,61 @@ func TestQueuePolicyEvaluated(t *testing.T) {
 			rule = tpl.arn(id)
 		}
 	}
+	for _, q := range []struct {
+		alias string
+		// fnConsumes: the function's own policy lets it consume this
+		// queue (only the queue: the dead-letter queue is left implicitly
+		// denied to it).
+		fnConsumes string
+	}{{"Queue", "Allowed"}, {"DeadLetterQueue", "ImplicitlyDenied"}} {
+		t.Run(q.alias, func(t *testing.T) {
+			queue := tpl.arn(findID(t, tpl, q.alias))
+			policy := tpl.policyOf(t, "AWS::SQS::QueuePolicy", "Queues", "${"+q.alias+"}")
+			var reqs []simRequest
+			want := map[string]string{}
+			ask := func(who, principal string, identity any, action, result string, extra map[string]string) {
+				ctx := map[string]string{"aws:SecureTransport": "true"}
+				if strings.HasPrefix(principal, "arn:") { // a service has no principal ARN
+					ctx["aws:PrincipalArn"], ctx["aws:PrincipalAccount"] = principal, simAccount
+				}
+				for k, v := range extra {
+					ctx[k] = v
+				}
+				var ids []any
+				if identity != nil {
+					ids = []any{identity}
+				}
+				name := who + " " + action
+				reqs = append(reqs, simRequest{Name: name, Principal: principal, Action: action, Resource: queue, AccountID: simAccount, Context: ctx, IdentityPolicies: ids})
+				want[name] = result
+			}
+			for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:PurgeQueue", "sqs:ChangeMessageVisibility"} {
+				ask("foreign admin", admin, sqsAll, a, "ExplicitlyDenied", nil)
+				ask("operator", operator, sqsAll, a, "Allowed", nil)
+			}
+			for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} {
+				ask("function", fnRole, fnPolicy, a, q.fnConsumes, nil)
+			}
+			ask("foreign admin", admin, sqsAll, "sqs:SendMessage", "ExplicitlyDenied", nil)
+			ask("function", fnRole, fnPolicy, "sqs:SendMessage", "ExplicitlyDenied", nil)
+			ask("the stack's rule", "events.amazonaws.com", nil, "sqs:SendMessage", "Allowed", map[string]string{"aws:SourceArn": rule})
+			// Refused either way: whether {"AWS": "*"} names a service is the
+			// simulator's reading; no Allow matches it.
+			ask("another rule", "events.amazonaws.com", nil, "sqs:SendMessage", "refused",
+				map[string]string{"aws:SourceArn": "arn:aws:events:" + simRegion + ":" + simAccount + ":rule/not-ours"})
+			// Without TLS, no one.
+			ask("operator over plain HTTP", operator, sqsAll, "sqs:ReceiveMessage", "ExplicitlyDenied", map[string]string{"aws:SecureTransport": "false"})
 
-	var reqs []simRequest
-	want := map[string]string{}
-	ask := func(who, principal string, identity any, action, result string, extra map[string]string) {
-		ctx := map[string]string{"aws:SecureTransport": "true"}
-		if strings.HasPrefix(principal, "arn:") { // a service has no principal ARN
-			ctx["aws:PrincipalArn"], ctx["aws:PrincipalAccount"] = principal, simAccount
-		}
-		for k, v := range extra {
-			ctx[k] = v
-		}
-		var ids []any
-		if identity != nil {
-			ids = []any{identity}
-		}
-		name := who + " " + action
-		reqs = append(reqs, simRequest{Name: name, Principal: principal, Action: action, Resource: queue, AccountID: simAccount, Context: ctx, IdentityPolicies: ids})
-		want[name] = result
-	}
-	for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:PurgeQueue", "sqs:ChangeMessageVisibility"} {
-		ask("foreign admin", admin, sqsAll, a, "ExplicitlyDenied", nil)
-		ask("operator", operator, sqsAll, a, "Allowed", nil)
-	}
-	for _, a := range []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} {
-		ask("function", fnRole, fnPolicy, a, "Allowed", nil)
-	}
-	ask("foreign admin", admin, sqsAll, "sqs:SendMessage", "ExplicitlyDenied", nil)
-	ask("function", fnRole, fnPolicy, "sqs:SendMessage", "ExplicitlyDenied", nil)
-	ask("the stack's rule", "events.amazonaws.com", nil, "sqs:SendMessage", "Allowed", map[string]string{"aws:SourceArn": rule})
-	// Refused either way: whether {"AWS": "*"} names a service is the
-	// simulator's reading; no Allow matches it.
-	ask("another rule", "events.amazonaws.com", nil, "sqs:SendMessage", "refused",
-		map[string]string{"aws:SourceArn": "arn:aws:events:" + simRegion + ":" + simAccount + ":rule/not-ours"})
-	// Without TLS, no one.
-	reqs = append(reqs, simRequest{Name: "operator over plain HTTP", Principal: operator, Action: "sqs:ReceiveMessage", Resource: queue,
-		AccountID: simAccount, Context: map[string]string{"aws:PrincipalArn": operator, "aws:SecureTransport": "false"}, IdentityPolicies: []any{sqsAll}})
-	want["operator over plain HTTP"] = "ExplicitlyDenied"
-
-	got := simulate(t, policy, reqs)
-	for name, w := range want {
-		if w == "refused" && strings.HasSuffix(got[name], "Denied") {
-			got[name] = w
-		}
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("queue policy decisions (-want +got):\n%s", diff)
+			got := simulate(t, policy, reqs)
+			for name, w := range want {
+				if w == "refused" && strings.HasSuffix(got[name], "Denied") {
+					got[name] = w
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s policy decisions (-want +got):\n%s", q.alias, diff)
+			}
+		})
 	}
 }
 
