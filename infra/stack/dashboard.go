@@ -54,6 +54,12 @@ func newDashboard(c *Construct) awscloudwatch.Dashboard {
 		Period: awscdk.Duration_Minutes(jsii.Number(1)),
 	})
 	row := func(ws ...awscloudwatch.IWidget) *[]awscloudwatch.IWidget { return &ws }
+	// How long the longest-blocked drain has been (s), what DrainBlockedAlarm
+	// watches, on the right axis of the counts.
+	stuck := func(w awscloudwatch.IWidget, blockedFor awscloudwatch.IMetric) awscloudwatch.IWidget {
+		w.(awscloudwatch.GraphWidget).AddRightMetric(blockedFor)
+		return w
+	}
 	return awscloudwatch.NewDashboard(s, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DefaultInterval: awscdk.Duration_Hours(jsii.Number(3)),
 		Widgets: &[]*[]awscloudwatch.IWidget{
@@ -63,8 +69,8 @@ func newDashboard(c *Construct) awscloudwatch.Dashboard {
 				graph("Drain duration (ms)", emf("DrainDuration", "p50", nil), emf("DrainDuration", "p99", nil)),
 			),
 			row(
-				graph("Stuck pods", emf("PodsBlocked", "Sum", nil), emf("PodsTerminating", "Sum", nil),
-					emf("DeadlineHit", "Sum", nil), emf("DrainsUnfinished", "Sum", nil)),
+				stuck(graph("Stuck pods", emf("PodsBlocked", "Sum", nil), emf("PodsTerminating", "Sum", nil),
+					emf("DeadlineHit", "Sum", nil), emf("DrainsUnfinished", "Sum", nil)), emf("DrainBlockedFor", "Maximum", nil)),
 				graph("Dead-letter queue depth", dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
 					Statistic: jsii.String("Maximum"), Period: awscdk.Duration_Minutes(jsii.Number(1))})),
 				graph("Errors and lifecycle hooks", errors,

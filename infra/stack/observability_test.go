@@ -55,7 +55,8 @@ func TestDashboard(t *testing.T) {
 		"Queue latency (ms)":  {"Drainpipe QueueLatency stack Test stat=p50", "Drainpipe QueueLatency stack Test stat=p99"},
 		"Drain duration (ms)": {"Drainpipe DrainDuration stack Test stat=p50", "Drainpipe DrainDuration stack Test stat=p99"},
 		"Stuck pods": {"Drainpipe PodsBlocked stack Test stat=Sum", "Drainpipe PodsTerminating stack Test stat=Sum",
-			"Drainpipe DeadlineHit stack Test stat=Sum", "Drainpipe DrainsUnfinished stack Test stat=Sum"},
+			"Drainpipe DeadlineHit stack Test stat=Sum", "Drainpipe DrainsUnfinished stack Test stat=Sum",
+			"Drainpipe DrainBlockedFor stack Test stat=Maximum"},
 		"Dead-letter queue depth": {"AWS/SQS ApproximateNumberOfMessagesVisible QueueName ${DeadLetterQueue.QueueName} stat=Maximum"},
 		"Errors and lifecycle hooks": {
 			`expr=SEARCH('{Drainpipe,class,stack} MetricName="Errors" stack="Test"', 'Sum', 60)`,
