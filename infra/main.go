@@ -24,10 +24,12 @@ import (
 var stackName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,127}$`)
 
 func main() {
+	stop := quietStderr()
 	err := run(nil)
 	jsii.Close()
+	stderr := stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "drainpipe infra:", err)
+		fmt.Fprintln(stderr, "drainpipe infra:", err)
 		os.Exit(1)
 	}
 }

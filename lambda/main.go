@@ -47,7 +47,7 @@ func run() int {
 	if cfg.Metrics {
 		out = os.Stdout
 	}
-	m := metrics.New(out)
+	m := metrics.New(out).WithStack(cfg.MetricsStack)
 
 	// A dry run touches nothing, the queue included: its records are
 	// retried only when the invocation runs out of time.

@@ -106,7 +106,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	if cfg.Metrics {
 		metricsOut = c.Stderr
 	}
-	emf := metrics.New(metricsOut)
+	emf := metrics.New(metricsOut).WithStack(cfg.MetricsStack)
 	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
 	if err != nil {
 		return fail(exitUsage, "%v", err)

@@ -48,7 +48,7 @@ func sweepCmd(ctx context.Context, c cli, args []string) int {
 		return exitUsage
 	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: metrics.New(c.Stderr)})
+	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: metrics.New(c.Stderr).WithStack(cfg.MetricsStack)})
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
 		return exitUsage

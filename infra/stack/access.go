@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -16,11 +17,15 @@ import (
 // mode), and optionally creates the role Auto Scaling needs to notify the
 // queue directly, which it returns (nil when not asked for).
 func newAccess(s constructs.Construct, p Props, role awsiam.Role, queue awssqs.Queue) awsiam.IRole {
-	for _, c := range p.Clusters {
+	for i, c := range p.Clusters {
 		if slices.Contains(p.AWSAuthClusters, c) {
 			continue // mapped in aws-auth by hand; see the README
 		}
-		awseks.NewCfnAccessEntry(s, jsii.String("AccessEntry-"+c), &awseks.CfnAccessEntryProps{
+		id := "AccessEntry-" + c
+		if *awscdk.Token_IsUnresolved(c) { // a template parameter's element
+			id = fmt.Sprintf("AccessEntry%d", i)
+		}
+		awseks.NewCfnAccessEntry(s, jsii.String(id), &awseks.CfnAccessEntryProps{
 			ClusterName:      jsii.String(c),
 			PrincipalArn:     role.RoleArn(),
 			Type:             jsii.String("STANDARD"),

@@ -1,6 +1,9 @@
 package stack
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatchactions"
@@ -11,11 +14,11 @@ import (
 )
 
 // newAlarms watches the ways Drainpipe can fail quietly: messages given up
-// on (dead-letter queue), invocations that crash or time out, a queue that
-// is not being drained, and (from the function's metrics) drains cut short
-// by the instance's deadline or blocked by disruption budgets.
+// on (dead-letter queue), invocations that crash or time out, messages
+// nobody receives, and (from the function's metrics) drains cut short by
+// the instance's deadline or blocked by disruption budgets.
 func newAlarms(c *Construct) {
-	s, p, queue, dlq, fn := c.Scope, c.Props, c.Queue, c.DeadLetterQueue, c.Function
+	s, p, dlq, fn := c.Scope, c.Props, c.DeadLetterQueue, c.Function
 	minute := awscdk.Duration_Minutes(jsii.Number(1))
 	alarms := []awscloudwatch.Alarm{
 		dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: minute, Statistic: jsii.String("Maximum")}).
@@ -34,19 +37,22 @@ func newAlarms(c *Construct) {
 				EvaluationPeriods:  jsii.Number(1),
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}),
-		queue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{Period: minute, Statistic: jsii.String("Maximum")}).
-			CreateAlarm(s, jsii.String("OldestMessageAlarm"), &awscloudwatch.CreateAlarmOptions{
-				AlarmDescription:   jsii.String("Drainpipe's queue is not being drained: its oldest message is too old"),
-				Threshold:          jsii.Number(p.AlarmOldestMessageAge.Seconds()),
+		unreceivedAlarm(c),
+		// A throttled invocation leaves its batch in flight, invisible to
+		// the alarm above, until the visibility timeout: nobody works on it.
+		fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5)), Statistic: jsii.String("Sum")}).
+			CreateAlarm(s, jsii.String("ThrottlesAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription:   jsii.String("The Drainpipe function was throttled: its batches wait in flight until the visibility timeout (raise reservedConcurrency, or free the account's concurrency)"),
+				Threshold:          jsii.Number(1),
 				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 				EvaluationPeriods:  jsii.Number(1),
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}),
 	}
-	alarms = append(alarms, metricAlarms(s)...)
+	alarms = append(alarms, metricAlarms(c)...)
 	// Rejected records are deleted, not retried: without this alarm a
 	// forged or broken message would leave only a log line.
-	alarms = append(alarms, emf("Records", "Sum", map[string]string{"outcome": "rejected"}).
+	alarms = append(alarms, c.emf("Records", "Sum", map[string]string{"outcome": "rejected"}).
 		With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
 		CreateAlarm(s, jsii.String("RejectedRecordsAlarm"), &awscloudwatch.CreateAlarmOptions{
 			AlarmDescription:   jsii.String("Drainpipe rejected a message (malformed, forged or from elsewhere): see the 'record handled' logs with outcome rejected"),
@@ -84,4 +90,32 @@ func alarmTopic(s constructs.Construct, p Props) awssns.ITopic {
 	}
 	awscdk.NewCfnOutput(s, jsii.String("AlarmTopicArn"), &awscdk.CfnOutputProps{Value: topic.TopicArn(), Description: jsii.String(desc)})
 	return topic
+}
+
+// unreceivedAlarm (OldestMessageAlarm) fires when messages have waited in
+// the queue, visible and unreceived, for AlarmOldestMessageAge: the event
+// source is disabled or denied, the function throttled, or the wave larger
+// than maxConcurrency can take. It does not watch the age of the oldest
+// message: a rebalance hold and a retried drain (a lifecycle drain blocked
+// by a budget) keep their record in the queue by design, in flight (their
+// visibility set by the function), for up to 12 hours; SQS counts them in
+// ApproximateAgeOfOldestMessage, not in ApproximateNumberOfMessagesVisible.
+// A visible message is one nobody is working on; the event source takes
+// one in seconds, so a visible count above zero in every one-minute sample
+// for the whole window means a backlog. The queue's own metric keeps
+// working when the function does not run at all, which a metric the
+// function reported could not.
+func unreceivedAlarm(c *Construct) awscloudwatch.Alarm {
+	minutes := math.Ceil(c.Props.AlarmOldestMessageAge.Minutes())
+	return c.Queue.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+		Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Minimum"),
+	}).CreateAlarm(c.Scope, jsii.String("OldestMessageAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String(fmt.Sprintf("Messages have waited in Drainpipe's queue unreceived for %g minutes: the function is not consuming "+
+			"(event source disabled, throttled, access denied) or cannot keep up (raise maxConcurrency). Held and retried records are in flight and do not count", minutes)),
+		Threshold:          jsii.Number(0),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+		EvaluationPeriods:  jsii.Number(minutes),
+		DatapointsToAlarm:  jsii.Number(minutes),
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
 }

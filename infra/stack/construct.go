@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -38,31 +40,50 @@ type Construct struct {
 	AlarmTopic awssns.ITopic
 	Alarms     []awscloudwatch.Alarm
 	Dashboard  awscloudwatch.Dashboard
+	// MetricsStack is the value of dimension `stack` on every metric the
+	// function publishes (namespace Drainpipe; DRAINPIPE_METRICS_STACK):
+	// filter on it to build more alarms on this deployment's metrics.
+	MetricsStack *string
 }
 
 // NewConstruct validates props and adds Drainpipe to scope under id. Two
 // constructs with different ids fit in one stack. Invalid props return an
 // error listing every problem, before any resource is created.
 func NewConstruct(scope constructs.Construct, id string, props Props) (*Construct, error) {
-	if err := props.Validate(); err != nil {
+	// The id names the queue (<stack>-<id>-queue) and the metrics.
+	var idErr error
+	if !constructID.MatchString(id) {
+		idErr = fmt.Errorf("id: %q is not 1–64 letters, digits, '-' or '_' (it names the queue and the metrics)", id)
+	}
+	if err := errors.Join(idErr, props.Validate()); err != nil {
 		return nil, fmt.Errorf("validating props: %w", err)
 	}
 	return build(constructs.NewConstruct(scope, jsii.String(id)), props)
 }
 
-// build adds the resources to scope, one concern at a time.
+var constructID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// build adds the resources to scope, one concern at a time, then checks
+// what only the built stack shows (the queue policies' size, the senders'
+// account), every problem at once.
 func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c := &Construct{Scope: scope, Props: p}
 	c.Queue, c.DeadLetterQueue = newQueues(scope, p)
 	c.Rules = newRules(scope, p, c.Queue, c.DeadLetterQueue)
 	c.Function, c.Role = newFunction(scope, p, c.Queue)
+	c.MetricsStack = metricsStack(scope, p)
+	c.Function.AddEnvironment(jsii.String("DRAINPIPE_METRICS_STACK"), c.MetricsStack, nil)
 	newSweep(c)
 	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
-	denyOtherSenders(p, c.Rules, c.NotificationRole, c.Queue, c.DeadLetterQueue)
+	topics := subscribeTopics(c)
+	denyOtherSenders(p, c.Rules, topics, c.NotificationRole, c.Queue, c.DeadLetterQueue)
 	guardConsumers(c)
 	newAlarms(c)
-	c.Dashboard = newDashboard(scope, c.DeadLetterQueue)
+	c.Dashboard = newDashboard(c)
 	newOutputs(c)
+	if err := errors.Join(checkQueuePolicies(c), checkSenderAccount(c)); err != nil {
+		return nil, fmt.Errorf("validating the stack: %w", err)
+	}
 	return c, nil
 }
 

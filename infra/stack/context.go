@@ -19,7 +19,8 @@ var ContextKeys = []string{
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
-	"sweepInterval",
+	"sweepInterval", "alarmDrainBlockedSeconds", "accountConcurrencyLimit",
+	"snsTopicArns",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -59,12 +60,16 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.boolean("asgNotificationRole", &p.ASGNotificationRole)
 	r.str("webhookSecretArn", &p.WebhookSecretARN)
 	r.list("senderRoleArns", &p.SenderRoleARNs)
+	r.list("operatorRoleArns", &p.OperatorRoleARNs)
+	r.list("snsTopicArns", &p.SNSTopicARNs)
 	r.list("subnetIds", &p.SubnetIDs)
 	r.list("securityGroupIds", &p.SecurityGroupIDs)
 	r.integer("reservedConcurrency", &p.ReservedConcurrency)
 	r.seconds("maxEventAgeSeconds", &p.MaxEventAge)
 	r.str("webhookKmsKeyArn", &p.WebhookKMSKeyARN)
 	r.integer("sweepInterval", &p.SweepInterval)
+	r.seconds("alarmDrainBlockedSeconds", &p.AlarmDrainBlocked)
+	r.integer("accountConcurrencyLimit", &p.AccountConcurrency)
 	return p, errors.Join(r.errs...)
 }
 

@@ -1,12 +1,11 @@
 package stack
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
-	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 )
 
@@ -14,32 +13,32 @@ import (
 // names and the outcomes a record can end with.
 const (
 	metricsNamespace = "Drainpipe"
+	metricsStackDim  = "stack" // internal/metrics.DimStack
 	metricPeriod     = time.Minute
 )
 
 var recordOutcomes = []string{"done", "ignored", "rejected", "retry"}
 
-// emf is one of the function's metrics; dims empty means the aggregate
-// published without dimensions.
-func emf(name, stat string, dims map[string]string) awscloudwatch.Metric {
-	var dm *map[string]*string
-	if len(dims) > 0 {
-		m := map[string]*string{}
-		for k, v := range dims {
-			m[k] = jsii.String(v)
-		}
-		dm = &m
+// emf is one of this deployment's function metrics (filtered on its
+// DRAINPIPE_METRICS_STACK dimension, so another stack's never mix in); dims
+// empty means the aggregate the function publishes with no other
+// dimension.
+func (c *Construct) emf(name, stat string, dims map[string]string) awscloudwatch.Metric {
+	m := map[string]*string{metricsStackDim: c.MetricsStack}
+	for k, v := range dims {
+		m[k] = jsii.String(v)
 	}
 	return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
 		Namespace: jsii.String(metricsNamespace), MetricName: jsii.String(name), Statistic: jsii.String(stat),
-		DimensionsMap: dm, Period: awscdk.Duration_Seconds(jsii.Number(metricPeriod.Seconds())),
+		DimensionsMap: &m, Period: awscdk.Duration_Seconds(jsii.Number(metricPeriod.Seconds())),
 	})
 }
 
 // newDashboard answers the on-call questions at a glance: what came in and
 // how it ended, how late, how long drains take, what is stuck, and what is
 // waiting in the dead-letter queue.
-func newDashboard(s constructs.Construct, dlq awssqs.Queue) awscloudwatch.Dashboard {
+func newDashboard(c *Construct) awscloudwatch.Dashboard {
+	s, dlq, emf := c.Scope, c.DeadLetterQueue, c.emf
 	var outcomes []awscloudwatch.IMetric
 	for _, o := range recordOutcomes {
 		m := emf("Records", "Sum", map[string]string{"outcome": o})
@@ -49,11 +48,18 @@ func newDashboard(s constructs.Construct, dlq awssqs.Queue) awscloudwatch.Dashbo
 		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String(title), Left: &left, Width: jsii.Number(8)})
 	}
 	errors := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String(`SEARCH('{` + metricsNamespace + `,class} MetricName="Errors"', 'Sum', 60)`),
-		Label:      jsii.String("errors by class"),
-		Period:     awscdk.Duration_Minutes(jsii.Number(1)),
+		Expression: jsii.String(`SEARCH('{` + metricsNamespace + `,class,` + metricsStackDim + `} MetricName="Errors" ` +
+			metricsStackDim + `="` + *c.MetricsStack + `"', 'Sum', 60)`),
+		Label:  jsii.String("errors by class"),
+		Period: awscdk.Duration_Minutes(jsii.Number(1)),
 	})
 	row := func(ws ...awscloudwatch.IWidget) *[]awscloudwatch.IWidget { return &ws }
+	// How long the longest-blocked drain has been (s), what DrainBlockedAlarm
+	// watches, on the right axis of the counts.
+	stuck := func(w awscloudwatch.IWidget, blockedFor awscloudwatch.IMetric) awscloudwatch.IWidget {
+		w.(awscloudwatch.GraphWidget).AddRightMetric(blockedFor)
+		return w
+	}
 	return awscloudwatch.NewDashboard(s, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DefaultInterval: awscdk.Duration_Hours(jsii.Number(3)),
 		Widgets: &[]*[]awscloudwatch.IWidget{
@@ -63,8 +69,8 @@ func newDashboard(s constructs.Construct, dlq awssqs.Queue) awscloudwatch.Dashbo
 				graph("Drain duration (ms)", emf("DrainDuration", "p50", nil), emf("DrainDuration", "p99", nil)),
 			),
 			row(
-				graph("Stuck pods", emf("PodsBlocked", "Sum", nil), emf("PodsTerminating", "Sum", nil),
-					emf("DeadlineHit", "Sum", nil), emf("DrainsUnfinished", "Sum", nil)),
+				stuck(graph("Stuck pods", emf("PodsBlocked", "Sum", nil), emf("PodsTerminating", "Sum", nil),
+					emf("DeadlineHit", "Sum", nil), emf("DrainsUnfinished", "Sum", nil)), emf("DrainBlockedFor", "Maximum", nil)),
 				graph("Dead-letter queue depth", dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
 					Statistic: jsii.String("Maximum"), Period: awscdk.Duration_Minutes(jsii.Number(1))})),
 				graph("Errors and lifecycle hooks", errors,
@@ -76,25 +82,30 @@ func newDashboard(s constructs.Construct, dlq awssqs.Queue) awscloudwatch.Dashbo
 }
 
 // metricAlarms watch the function's own metrics: a drain the instance's
-// deadline cut short (pods died with the instance), and drains blocked by
-// disruption budgets for 15 minutes running.
-func metricAlarms(s constructs.Construct) []awscloudwatch.Alarm {
+// deadline cut short (pods died with the instance), and a drain blocked by
+// disruption budgets for longer than AlarmDrainBlocked. DrainBlockedFor is
+// how long the drain has been blocked over all its runs, reported at the
+// end of each: one datapoint is enough, so the alarm fires at the end of
+// the first run past the stated time whatever the function timeout (at
+// most AlarmDrainBlocked + one run + the retry delay after the block).
+func metricAlarms(c *Construct) []awscloudwatch.Alarm {
 	five := awscdk.Duration_Minutes(jsii.Number(5))
 	return []awscloudwatch.Alarm{
-		emf("DeadlineHit", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
-			CreateAlarm(s, jsii.String("DeadlineHitAlarm"), &awscloudwatch.CreateAlarmOptions{
+		c.emf("DeadlineHit", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
+			CreateAlarm(c.Scope, jsii.String("DeadlineHitAlarm"), &awscloudwatch.CreateAlarmOptions{
 				AlarmDescription:   jsii.String("A drain did not finish before the instance's deadline: pods were still on the node when it went"),
 				Threshold:          jsii.Number(1),
 				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 				EvaluationPeriods:  jsii.Number(1),
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}),
-		emf("PodsBlocked", "Maximum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
-			CreateAlarm(s, jsii.String("DrainBlockedAlarm"), &awscloudwatch.CreateAlarmOptions{
-				AlarmDescription:   jsii.String("PodDisruptionBudgets have blocked a drain for 15 minutes: see DrainBlocked events on the node"),
-				Threshold:          jsii.Number(1),
+		c.emf("DrainBlockedFor", "Maximum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
+			CreateAlarm(c.Scope, jsii.String("DrainBlockedAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription: jsii.String(fmt.Sprintf("PodDisruptionBudgets have blocked a drain for %g minutes or more: see DrainBlocked events on the node and `drainpipe nodes NODE`",
+					c.Props.AlarmDrainBlocked.Minutes())),
+				Threshold:          jsii.Number(c.Props.AlarmDrainBlocked.Seconds()),
 				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				EvaluationPeriods:  jsii.Number(3),
+				EvaluationPeriods:  jsii.Number(1),
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}),
 	}

@@ -50,16 +50,17 @@ func TestDashboard(t *testing.T) {
 	}
 	want := map[string][]string{
 		"Records by outcome": {
-			"Drainpipe Records outcome done stat=Sum", "Drainpipe Records outcome ignored stat=Sum",
-			"Drainpipe Records outcome rejected stat=Sum", "Drainpipe Records outcome retry stat=Sum"},
-		"Queue latency (ms)":  {"Drainpipe QueueLatency stat=p50", "Drainpipe QueueLatency stat=p99"},
-		"Drain duration (ms)": {"Drainpipe DrainDuration stat=p50", "Drainpipe DrainDuration stat=p99"},
-		"Stuck pods": {"Drainpipe PodsBlocked stat=Sum", "Drainpipe PodsTerminating stat=Sum",
-			"Drainpipe DeadlineHit stat=Sum", "Drainpipe DrainsUnfinished stat=Sum"},
+			"Drainpipe Records outcome done stack Test stat=Sum", "Drainpipe Records outcome ignored stack Test stat=Sum",
+			"Drainpipe Records outcome rejected stack Test stat=Sum", "Drainpipe Records outcome retry stack Test stat=Sum"},
+		"Queue latency (ms)":  {"Drainpipe QueueLatency stack Test stat=p50", "Drainpipe QueueLatency stack Test stat=p99"},
+		"Drain duration (ms)": {"Drainpipe DrainDuration stack Test stat=p50", "Drainpipe DrainDuration stack Test stat=p99"},
+		"Stuck pods": {"Drainpipe PodsBlocked stack Test stat=Sum", "Drainpipe PodsTerminating stack Test stat=Sum",
+			"Drainpipe DeadlineHit stack Test stat=Sum", "Drainpipe DrainsUnfinished stack Test stat=Sum",
+			"Drainpipe DrainBlockedFor stack Test stat=Maximum"},
 		"Dead-letter queue depth": {"AWS/SQS ApproximateNumberOfMessagesVisible QueueName ${DeadLetterQueue.QueueName} stat=Maximum"},
 		"Errors and lifecycle hooks": {
-			`expr=SEARCH('{Drainpipe,class} MetricName="Errors"', 'Sum', 60)`,
-			"Drainpipe HookCompletions outcome ok stat=Sum", "Drainpipe HookCompletions outcome error stat=Sum"},
+			`expr=SEARCH('{Drainpipe,class,stack} MetricName="Errors" stack="Test"', 'Sum', 60)`,
+			"Drainpipe HookCompletions outcome ok stack Test stat=Sum", "Drainpipe HookCompletions outcome error stack Test stat=Sum"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("dashboard widgets (-want +got):\n%s", diff)

@@ -50,9 +50,15 @@ type Props struct {
 	RetryDelay   time.Duration
 	LogRetention int // days; one of CloudWatch Logs' allowed values
 
+	// AlarmOldestMessageAge is how long messages may wait in the queue
+	// unreceived (visible: held and retried records are in flight, and do
+	// not count) before OldestMessageAlarm fires; whole minutes, rounded up.
 	AlarmOldestMessageAge time.Duration
-	AlarmErrors           int    // function errors in 5 minutes that raise the alarm
-	AlarmTopicARN         string // optional SNS topic for alarm and OK actions
+	// AlarmDrainBlocked is how long a drain may stay blocked by disruption
+	// budgets, over its runs, before DrainBlockedAlarm fires.
+	AlarmDrainBlocked time.Duration
+	AlarmErrors       int    // function errors in 5 minutes that raise the alarm
+	AlarmTopicARN     string // optional SNS topic for alarm and OK actions
 	// AlarmEmail is subscribed to the topic created when AlarmTopicARN
 	// is empty.
 	AlarmEmail string
@@ -69,6 +75,10 @@ type Props struct {
 	// SenderRoleARNs are roles besides the stack's own senders allowed to
 	// send to the queues (a dead-letter redrive); everyone else is denied.
 	SenderRoleARNs []string
+	// SNSTopicARNs are SNS topics the queue subscribes to: their
+	// notifications are the function's `sns` shape. Whoever may publish to
+	// them can feed the function.
+	SNSTopicARNs []string
 	// OperatorRoleARNs may, besides the function, receive, delete, purge
 	// and hide messages on both queues (everyone else is denied), and
 	// redrive the dead-letter queue into the queue.
@@ -80,6 +90,10 @@ type Props struct {
 	// ReservedConcurrency reserves the function's concurrency; 0 reserves
 	// MaxConcurrency, -1 nothing.
 	ReservedConcurrency int
+	// AccountConcurrency is the account's concurrent executions limit in
+	// the region (Lambda's default quota, 1000, unless raised): Lambda
+	// keeps 100 of it unreserved, so at most this minus 100 is reserved.
+	AccountConcurrency int
 	// MaxEventAge is DRAINPIPE_MAX_EVENT_AGE and the rules' target
 	// maximum event age (0: off in the function, 24 h in EventBridge).
 	MaxEventAge time.Duration
@@ -112,6 +126,14 @@ const (
 	// maxRetryDelay caps DRAINPIPE_RETRY_DELAY and its backoff (the
 	// function's config.MaxRetryDelay).
 	maxRetryDelay = 5 * time.Minute
+	// defaultAccountConcurrency is Lambda's default concurrent executions
+	// quota per account and region; unreservedMin is what Lambda always
+	// keeps unreserved of it (PutFunctionConcurrency refuses to go below).
+	defaultAccountConcurrency = 1000
+	unreservedMin             = 100
+	// maxAlarmWindow is the longest an alarm may look back: CloudWatch
+	// caps evaluation periods × period at a day.
+	maxAlarmWindow = 24 * time.Hour
 	// maxSweepInterval is a day, in minutes: a sweep rarer than that
 	// leaves a lost notice's node out of service for too long to matter.
 	maxSweepInterval = 1440
@@ -129,7 +151,9 @@ func Defaults() Props {
 		RetryDelay:            15 * time.Second,
 		LogRetention:          30,
 		AlarmOldestMessageAge: 10 * time.Minute,
+		AlarmDrainBlocked:     15 * time.Minute,
 		AlarmErrors:           1,
+		AccountConcurrency:    defaultAccountConcurrency,
 		MaxEventAge:           time.Hour,
 		SweepInterval:         5,
 		LifecycleHookNames:    defaultHookNames(),
@@ -260,8 +284,11 @@ func (p Props) Validate() error {
 	if p.SweepInterval < 0 || p.SweepInterval > maxSweepInterval {
 		bad("sweepInterval: %d is not a whole number of minutes in 0–%d", p.SweepInterval, maxSweepInterval)
 	}
-	if p.AlarmOldestMessageAge < time.Minute || p.AlarmOldestMessageAge%time.Second != 0 {
-		bad("alarmOldestMessageAgeSeconds: %v is not a whole number of seconds ≥ 60", p.AlarmOldestMessageAge.Seconds())
+	if p.AlarmOldestMessageAge < time.Minute || p.AlarmOldestMessageAge > maxAlarmWindow || p.AlarmOldestMessageAge%time.Second != 0 {
+		bad("alarmOldestMessageAgeSeconds: %v is not a whole number of seconds in 60–86400", p.AlarmOldestMessageAge.Seconds())
+	}
+	if p.AlarmDrainBlocked < time.Minute || p.AlarmDrainBlocked%time.Second != 0 {
+		bad("alarmDrainBlockedSeconds: %v is not a whole number of seconds ≥ 60", p.AlarmDrainBlocked.Seconds())
 	}
 	if p.AlarmErrors < 1 {
 		bad("alarmErrors: %d is below 1", p.AlarmErrors)
@@ -322,7 +349,8 @@ func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
-		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE":
+		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE",
+		"DRAINPIPE_METRICS_STACK":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })

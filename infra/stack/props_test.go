@@ -50,6 +50,10 @@ func TestValidate(t *testing.T) {
 		{"env overriding the retry delay", func(p *Props) { p.Env = map[string]string{"DRAINPIPE_RETRY_DELAY": "1s"} }, "set by the stack"},
 		{"log retention", func(p *Props) { p.LogRetention = 2 }, "logRetentionDays"},
 		{"alarm age", func(p *Props) { p.AlarmOldestMessageAge = time.Second }, "alarmOldestMessageAgeSeconds"},
+		// CloudWatch looks back a day at most.
+		{"alarm age over a day", func(p *Props) { p.AlarmOldestMessageAge = 25 * time.Hour }, "alarmOldestMessageAgeSeconds"},
+		{"alarm age a day", func(p *Props) { p.AlarmOldestMessageAge = 24 * time.Hour }, ""},
+		{"alarm drain blocked", func(p *Props) { p.AlarmDrainBlocked = 30 * time.Second }, "alarmDrainBlockedSeconds"},
 		{"alarm errors", func(p *Props) { p.AlarmErrors = 0 }, "alarmErrors"},
 		{"topic not sns", func(p *Props) { p.AlarmTopicARN = "arn:aws:sqs:eu-west-1:123456789012:q" }, "alarmTopicArn"},
 		{"topic ok", func(p *Props) { p.AlarmTopicARN = "arn:aws:sns:eu-west-1:123456789012:oncall" }, ""},

@@ -18,17 +18,33 @@ import (
 // that a dependency cycle, a fixed one is known to both. SQS names are at
 // most 80 characters.
 func queueName(s constructs.Construct) string {
-	stack := awscdk.Stack_Of(s)
-	name := *stack.StackName()
-	// Two constructs in one stack need two names; the stack's own
-	// (stack.New) keeps the name it has always had.
-	if !*awscdk.Stack_IsStack(s) {
-		name += "-" + *s.Node().Id()
-	}
+	name := instanceName(s)
 	if len(name) > 74 {
 		name = name[:74]
 	}
 	return name + "-queue"
+}
+
+// instanceName names one Drainpipe: the stack's name, and the construct's
+// id after it when built by NewConstruct, since two constructs in one
+// stack need two names; the stack's own (stack.New) keeps the name it has
+// always had.
+func instanceName(s constructs.Construct) string {
+	name := *awscdk.Stack_Of(s).StackName()
+	if !*awscdk.Stack_IsStack(s) {
+		name += "-" + *s.Node().Id()
+	}
+	return name
+}
+
+// metricsStack is the value of the function's `stack` metric dimension
+// (DRAINPIPE_METRICS_STACK): the instance's name, or for a template
+// deployed under names chosen later, the deployed stack's.
+func metricsStack(s constructs.Construct, p Props) *string {
+	if p.StackNamedQueue {
+		return awscdk.Aws_STACK_NAME()
+	}
+	return jsii.String(instanceName(s))
 }
 
 // queueARN is the ARN of the queue named name, without referring to it.
@@ -48,18 +64,20 @@ func allowRedriveFrom(dlq awssqs.Queue, sourceARN *string) {
 }
 
 // denyOtherSenders adds to each queue an explicit Deny of sqs:SendMessage
-// to everyone but the stack's rules (EventBridge sends with the rule as
-// aws:SourceArn, which no caller can set), the lifecycle notification role
+// to everyone but the stack's rules and subscribed topics (EventBridge and
+// SNS send with the rule or topic as aws:SourceArn, which no caller can
+// set), the lifecycle notification role
 // when there is one, and the roles the operator lists. An explicit Deny
 // beats any identity policy, so `sqs:*` on `*` in the account can no
 // longer make Drainpipe drain a node. A condition key absent from a
 // request makes ArnNotEquals true: a caller is denied only when neither
 // exemption matches.
-func denyOtherSenders(p Props, rules []awsevents.Rule, notifyRole awsiam.IRole, queues ...awssqs.Queue) {
+func denyOtherSenders(p Props, rules []awsevents.Rule, topics []*string, notifyRole awsiam.IRole, queues ...awssqs.Queue) {
 	var sources []*string
 	for _, r := range rules {
 		sources = append(sources, r.RuleArn())
 	}
+	sources = append(sources, topics...)
 	var principals []*string
 	if notifyRole != nil {
 		principals = append(principals, notifyRole.RoleArn())

@@ -217,7 +217,7 @@ func TestFunction(t *testing.T) {
 			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true",` +
 			`"DRAINPIPE_LIFECYCLE_HOOK_NAMES":"drainpipe,drainpipe-launch","DRAINPIPE_LOG_LEVEL":"debug",` +
-			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
+			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_METRICS_STACK":"Test","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s","DRAINPIPE_SWEEP_RULE":"${Rule.Arn}"}}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -289,16 +289,19 @@ func TestAlarms(t *testing.T) {
 				}
 			}
 			slices.Sort(got)
+			// The function's metrics are this stack's only (dimension stack=Test).
 			want := []string{
 				"AWS/Lambda/Errors Sum GreaterThanOrEqualToThreshold 3 on ${Function}",
-				"AWS/SQS/ApproximateAgeOfOldestMessage Maximum GreaterThanOrEqualToThreshold 900 on ${Queue.QueueName}",
+				"AWS/Lambda/Throttles Sum GreaterThanOrEqualToThreshold 1 on ${Function}",
 				"AWS/SQS/ApproximateNumberOfMessagesVisible Maximum GreaterThanThreshold 0 on ${DeadLetterQueue.QueueName}",
-				"Drainpipe/DeadlineHit Sum GreaterThanOrEqualToThreshold 1 on all",
-				"Drainpipe/PodsBlocked Maximum GreaterThanOrEqualToThreshold 1 on all",
+				// Messages nobody received, not held ones (TestAlarmsMeanSomething).
+				"AWS/SQS/ApproximateNumberOfMessagesVisible Minimum GreaterThanThreshold 0 on ${Queue.QueueName}",
+				"Drainpipe/DeadlineHit Sum GreaterThanOrEqualToThreshold 1 on Test",
+				"Drainpipe/DrainBlockedFor Maximum GreaterThanOrEqualToThreshold 900 on Test",
 				// Rejected records are deleted: forged or broken messages show here.
 				"Drainpipe/Records Sum GreaterThanThreshold 0 on rejected",
 				// A sweep repair means a notice was lost.
-				"Drainpipe/SweepRepairs Sum GreaterThanThreshold 0 on all",
+				"Drainpipe/SweepRepairs Sum GreaterThanThreshold 0 on Test",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("alarms (-want +got):\n%s", diff)

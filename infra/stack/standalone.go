@@ -37,10 +37,13 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 	if err := props.Validate(); err != nil {
 		return nil, fmt.Errorf("validating props: %w", err)
 	}
+	// The values just validated become the parameters' defaults.
+	props, finish := templateParams(s, props)
 	c, err := build(s, props)
 	if err != nil {
 		return nil, err
 	}
+	finish(c)
 	c.Function.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	return s, nil
 }

@@ -48,7 +48,7 @@ func sweepAlarm(c *Construct) awscloudwatch.Alarm {
 	if c.Props.SweepInterval <= 0 {
 		return nil
 	}
-	return emf("SweepRepairs", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
+	return c.emf("SweepRepairs", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
 		CreateAlarm(c.Scope, jsii.String("SweepRepairsAlarm"), &awscloudwatch.CreateAlarmOptions{
 			AlarmDescription:   jsii.String("The sweep repaired a node a lost notice left out of service (or in service): see the 'sweep repaired a node' logs"),
 			Threshold:          jsii.Number(0),

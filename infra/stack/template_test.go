@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,9 +25,15 @@ func TestMain(m *testing.M) {
 }
 
 type template struct {
-	Resources map[string]resource
-	Outputs   map[string]struct{ Value any }
-	alias     map[string]string // logical ID → role in the stack
+	Resources  map[string]resource
+	Outputs    map[string]struct{ Value any }
+	Parameters map[string]struct{ Default any }
+	Rules      map[string]any
+	alias      map[string]string // logical ID → role in the stack
+	// defaults renders a parameter (and an element of a list one) as its
+	// default value, for comparing a template with parameters to one
+	// synthesized with those values.
+	defaults bool
 }
 
 type resource struct {
@@ -67,7 +74,13 @@ func newStack(t testing.TB, p Props) awscdk.Stack {
 
 func synth(t testing.TB, p Props) template {
 	t.Helper()
-	raw, err := json.Marshal(assertions.Template_FromStack(newStack(t, p), nil).ToJSON())
+	return templateOf(t, newStack(t, p))
+}
+
+// templateOf synthesizes s.
+func templateOf(t testing.TB, s awscdk.Stack) template {
+	t.Helper()
+	raw, err := json.Marshal(assertions.Template_FromStack(s, nil).ToJSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +163,18 @@ func (tpl template) resolve(v any) any {
 			if a, ok := tpl.alias[id]; ok {
 				return "${" + a + "}"
 			}
+			if p, ok := tpl.Parameters[id]; ok && tpl.defaults && p.Default != nil {
+				return p.Default
+			}
 			return "${" + id + "}" // a parameter
+		}
+		if sel, ok := v["Fn::Select"].([]any); ok && len(sel) == 2 && tpl.defaults {
+			ref, _ := sel[1].(map[string]any)
+			p, ok := tpl.Parameters[fmt.Sprint(ref["Ref"])]
+			i, err := strconv.Atoi(fmt.Sprint(sel[0]))
+			if list := strings.Split(fmt.Sprint(p.Default), ","); ok && err == nil && i < len(list) {
+				return list[i]
+			}
 		}
 		if ga, ok := v["Fn::GetAtt"].([]any); ok && len(ga) == 2 {
 			return fmt.Sprintf("${%s.%s}", tpl.alias[fmt.Sprint(ga[0])], ga[1])
@@ -159,6 +183,9 @@ func (tpl template) resolve(v any) any {
 			var parts []string
 			for _, e := range asList(j[1]) {
 				parts = append(parts, tpl.render(e))
+			}
+			if _, ok := j[1].(map[string]any); ok { // a list parameter
+				return strings.ReplaceAll(tpl.render(j[1]), ",", fmt.Sprint(j[0]))
 			}
 			return strings.Join(parts, fmt.Sprint(j[0]))
 		}

@@ -34,9 +34,17 @@ func (p Props) validateTrust() []error {
 			bad("senderRoleArns: %q is not an IAM role ARN", r)
 		}
 	}
+	if accounts := p.senderAccounts(); len(accounts) > 1 {
+		bad("senderRoleArns: roles of %d accounts (%s): %s", len(accounts), strings.Join(accounts, ", "), senderAccountProblem)
+	}
 	for _, r := range p.OperatorRoleARNs {
 		if !roleARN.MatchString(r) {
 			bad("operatorRoleArns: %q is not an IAM role ARN", r)
+		}
+	}
+	for _, t := range p.SNSTopicARNs {
+		if !topicARN.MatchString(t) || strings.HasSuffix(t, ".fifo") {
+			bad("snsTopicArns: %q is not the ARN of a standard SNS topic (a standard queue cannot subscribe to a FIFO topic)", t)
 		}
 	}
 	for _, id := range p.SubnetIDs {
@@ -55,10 +63,7 @@ func (p Props) validateTrust() []error {
 	case len(p.SecurityGroupIDs) > 0 && len(p.SubnetIDs) == 0:
 		bad("subnetIds: needed with securityGroupIds")
 	}
-	if p.ReservedConcurrency > 0 && (p.ReservedConcurrency < p.MaxConcurrency || p.ReservedConcurrency > 1000) ||
-		p.ReservedConcurrency < -1 {
-		bad("reservedConcurrency: %d is not -1 (none) or maxConcurrency (%d)–1000: less would throttle the event source", p.ReservedConcurrency, p.MaxConcurrency)
-	}
+	errs = append(errs, p.checkConcurrency()...)
 	if p.MaxEventAge != 0 && (p.MaxEventAge < time.Minute || p.MaxEventAge > maxEventAge || p.MaxEventAge%time.Second != 0) {
 		bad("maxEventAgeSeconds: %v is not 0 or a whole number of seconds in 60–86400", p.MaxEventAge.Seconds())
 	}
@@ -67,6 +72,39 @@ func (p Props) validateTrust() []error {
 		bad("webhookKmsKeyArn: needs webhookSecretArn")
 	case p.WebhookKMSKeyARN != "" && !kmsKeyARN.MatchString(p.WebhookKMSKeyARN):
 		bad("webhookKmsKeyArn: %q is not a KMS key ARN (arn:…:kms:REGION:ACCOUNT:key/ID; not an alias)", p.WebhookKMSKeyARN)
+	}
+	return errs
+}
+
+// checkConcurrency holds the reservation between what the event source
+// needs and what Lambda lets an account reserve: it always keeps 100
+// executions of the account's limit unreserved (PutFunctionConcurrency
+// fails the deploy otherwise). The limit is Lambda's default quota, 1000,
+// unless accountConcurrencyLimit says it was raised (or is lower, as in
+// some new accounts). Other functions' reservations count against the
+// same 900 and cannot be seen at synth.
+func (p Props) checkConcurrency() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if p.AccountConcurrency < 1 {
+		bad("accountConcurrencyLimit: %d is not a positive number of concurrent executions", p.AccountConcurrency)
+		return errs
+	}
+	switch {
+	case p.ReservedConcurrency < -1:
+		bad("reservedConcurrency: %d is not -1 (none), 0 (maxConcurrency) or a reservation", p.ReservedConcurrency)
+	case p.ReservedConcurrency > 0 && p.ReservedConcurrency < p.MaxConcurrency:
+		bad("reservedConcurrency: %d is below maxConcurrency (%d): it would throttle the event source", p.ReservedConcurrency, p.MaxConcurrency)
+	}
+	if r := p.reserved(); r != nil && int(*r) > p.AccountConcurrency-unreservedMin {
+		what := fmt.Sprintf("reserving %d", int(*r))
+		if p.ReservedConcurrency == 0 {
+			what += " (maxConcurrency, reservedConcurrency being unset)"
+		}
+		bad("reservedConcurrency: %s would leave fewer than the %d executions Lambda keeps unreserved of the account's limit "+
+			"of %d (accountConcurrencyLimit; Lambda's default quota is %d): reserve at most %d, set accountConcurrencyLimit "+
+			"to a raised quota, or -1 to reserve none", what, unreservedMin, p.AccountConcurrency, defaultAccountConcurrency,
+			max(p.AccountConcurrency-unreservedMin, 0))
 	}
 	return errs
 }
@@ -97,6 +135,9 @@ func (p Props) accept() string {
 	shapes := []string{"eventbridge"}
 	if p.ASGNotificationRole {
 		shapes = append(shapes, "asg-direct")
+	}
+	if len(p.SNSTopicARNs) > 0 {
+		shapes = append(shapes, "sns")
 	}
 	return strings.Join(shapes, ",")
 }

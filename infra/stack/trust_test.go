@@ -8,10 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
 	"github.com/google/go-cmp/cmp"
 )
 
-const redriveRole = "arn:aws:iam::123456789012:role/oncall-redrive"
+const (
+	redriveRole  = "arn:aws:iam::123456789012:role/oncall-redrive"
+	operatorRole = "arn:aws:iam::123456789012:role/oncall"
+)
 
 // sendDeny returns the queue's explicit Deny of sqs:SendMessage, with its
 // condition decoded.
@@ -179,6 +184,17 @@ func TestVPCPlacement(t *testing.T) {
 	if diff := cmp.Diff(wantENI, eni); diff != "" {
 		t.Errorf("ENI permissions (-want +got):\n%s", diff)
 	}
+	// Only Lambda, placing the function, may use them; the function's own
+	// code (whose calls carry lambda:SourceFunctionArn) may not.
+	var denied bool
+	for _, s := range tpl.statements() {
+		if s.Where == "Policy(${FunctionRole})" && s.Effect == "Deny" && cmp.Equal(s.Actions, wantENI) {
+			denied = s.Condition == `{"Null":{"lambda:SourceFunctionArn":"false"}}` && strings.Join(s.Resources, ",") == "*"
+		}
+	}
+	if !denied {
+		t.Error("the ENI permissions are not denied to the function's own code (lambda:SourceFunctionArn present)")
+	}
 	if v, ok := synth(t, testProps(t)).byAlias(t, "Function").Properties["VpcConfig"]; ok {
 		t.Errorf("VpcConfig without subnets = %v, want none", v)
 	}
@@ -231,6 +247,18 @@ func TestValidateTrust(t *testing.T) {
 		{"reserved below the event source", func(p *Props) { p.ReservedConcurrency = 5 }, "reservedConcurrency"},
 		{"reserved negative", func(p *Props) { p.ReservedConcurrency = -2 }, "reservedConcurrency"},
 		{"reserved none", func(p *Props) { p.ReservedConcurrency = -1 }, ""},
+		// Lambda keeps 100 of the account's 1000 (default) executions unreserved.
+		{"reserved over what an account can reserve", func(p *Props) { p.ReservedConcurrency = 950 }, "reserve at most 900"},
+		{"reserved all an account can", func(p *Props) { p.ReservedConcurrency = 900 }, ""},
+		{"maxConcurrency reserved by default, too many", func(p *Props) { p.MaxConcurrency = 1000 }, "reservedConcurrency: reserving 1000 (maxConcurrency"},
+		{"maxConcurrency not reserved", func(p *Props) { p.MaxConcurrency, p.ReservedConcurrency = 1000, -1 }, ""},
+		{"raised account limit", func(p *Props) { p.MaxConcurrency, p.AccountConcurrency = 1000, 5000 }, ""},
+		{"small account", func(p *Props) { p.AccountConcurrency = 50 }, "reserve at most 0"},
+		{"account limit zero", func(p *Props) { p.AccountConcurrency = 0 }, "accountConcurrencyLimit"},
+		// A role of another account cannot send: the queue policy allows none.
+		{"senders of two accounts", func(p *Props) {
+			p.SenderRoleARNs = []string{redriveRole, "arn:aws:iam::210987654321:role/redrive"}
+		}, "senderRoleArns: roles of 2 accounts (123456789012, 210987654321): only roles of the stack's own account can send"},
 		{"event age fraction", func(p *Props) { p.MaxEventAge = 90500 * time.Millisecond }, "maxEventAgeSeconds"},
 		{"event age too short", func(p *Props) { p.MaxEventAge = 30 * time.Second }, "maxEventAgeSeconds"},
 		{"event age too long", func(p *Props) { p.MaxEventAge = 25 * time.Hour }, "maxEventAgeSeconds"},
@@ -256,7 +284,8 @@ func TestValidateTrust(t *testing.T) {
 func TestFromContextTrustKeys(t *testing.T) {
 	got, err := FromContext(func(k string) any {
 		return map[string]any{
-			"senderRoleArns": redriveRole, "subnetIds": "subnet-0123456789abcdef0,subnet-0fedcba9876543210",
+			"senderRoleArns": redriveRole, "operatorRoleArns": []any{operatorRole}, "accountConcurrencyLimit": 3000.0,
+			"alarmDrainBlockedSeconds": "1800", "subnetIds": "subnet-0123456789abcdef0,subnet-0fedcba9876543210",
 			"securityGroupIds": []any{"sg-0123456789abcdef0"}, "reservedConcurrency": "25", "maxEventAgeSeconds": 600.0,
 			"webhookKmsKeyArn": "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
 		}[k]
@@ -265,7 +294,8 @@ func TestFromContextTrustKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Defaults()
-	want.SenderRoleARNs = []string{redriveRole}
+	want.SenderRoleARNs, want.OperatorRoleARNs = []string{redriveRole}, []string{operatorRole}
+	want.AccountConcurrency, want.AlarmDrainBlocked = 3000, 30*time.Minute
 	want.SubnetIDs = []string{"subnet-0123456789abcdef0", "subnet-0fedcba9876543210"}
 	want.SecurityGroupIDs = []string{"sg-0123456789abcdef0"}
 	want.ReservedConcurrency, want.MaxEventAge = 25, 10*time.Minute
@@ -285,5 +315,44 @@ func checkValidate(t *testing.T, p Props, want string) {
 		t.Errorf("Validate() = %v, want nil", err)
 	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 		t.Errorf("Validate() = %v, want an error containing %q", err, want)
+	}
+}
+
+// TestSenderOfAnotherAccountRefused: when the stack's account is known at
+// synth, a sender role of another account fails it (such a role cannot
+// send: the queue policy allows no other account).
+func TestSenderOfAnotherAccountRefused(t *testing.T) {
+	env := &awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("eu-west-1")}}
+	p := testProps(t)
+	p.SenderRoleARNs = []string{"arn:aws:iam::210987654321:role/redrive"}
+	_, err := New(awscdk.NewApp(nil), "Test", p, env)
+	if err == nil || !strings.Contains(err.Error(), "senderRoleArns: roles of account 210987654321, not the stack's (123456789012)") {
+		t.Errorf("New with a foreign sender: error %v, want one refusing account 210987654321", err)
+	}
+	p.SenderRoleARNs = []string{redriveRole}
+	if _, err := New(awscdk.NewApp(nil), "Test", p, env); err != nil {
+		t.Errorf("New with a sender of the stack's account: %v", err)
+	}
+}
+
+// TestQueuePolicySizeChecked: a queue policy over SQS's 8,192 bytes would
+// fail the deploy halfway; synth refuses it.
+func TestQueuePolicySizeChecked(t *testing.T) {
+	roles := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("arn:aws:iam::123456789012:role/drainpipe-dead-letter-redrive-for-the-platform-team-%03d", i))
+		}
+		return out
+	}
+	p := testProps(t)
+	p.SenderRoleARNs, p.OperatorRoleARNs = roles(40), roles(40)
+	_, err := New(awscdk.NewApp(nil), "Test", p, nil)
+	if err == nil || !strings.Contains(err.Error(), "over SQS's 8192-byte limit") {
+		t.Errorf("New with 80 roles: error %v, want the queue policy refused as too big", err)
+	}
+	p.SenderRoleARNs, p.OperatorRoleARNs = roles(3), roles(3)
+	if _, err := New(awscdk.NewApp(nil), "Test", p, nil); err != nil {
+		t.Errorf("New with 6 roles: %v", err)
 	}
 }

@@ -21,11 +21,19 @@ func placeInVPC(fn awslambda.Function, role awsiam.Role, p Props) {
 		SubnetIds:        jsii.Strings(p.SubnetIDs...),
 		SecurityGroupIds: jsii.Strings(p.SecurityGroupIDs...),
 	})
+	eni := jsii.Strings("ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets",
+		"ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses")
 	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid: jsii.String("VPCNetworkInterfaces"),
-		Actions: jsii.Strings("ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSubnets",
-			"ec2:DeleteNetworkInterface", "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"),
-		Resources: jsii.Strings("*"),
+		Sid: jsii.String("VPCNetworkInterfaces"), Actions: eni, Resources: jsii.Strings("*"),
+	}))
+	// The function's own code never needs them: Lambda calls EC2 for its
+	// ENIs without lambda:SourceFunctionArn, while every call made with
+	// the role's credentials from the execution environment carries it. A
+	// Null test rather than the function's ARN: naming the function in its
+	// own role's policy would be a dependency cycle.
+	role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid: jsii.String("VPCNetworkInterfacesNotFromCode"), Effect: awsiam.Effect_DENY, Actions: eni, Resources: jsii.Strings("*"),
+		Conditions: &map[string]any{"Null": map[string]any{"lambda:SourceFunctionArn": "false"}},
 	}))
 }
 

@@ -85,6 +85,10 @@ type Config struct {
 	KubeEvents bool
 	// Metrics writes CloudWatch embedded-format metrics to stdout.
 	Metrics bool
+	// MetricsStack is the value of the `stack` dimension added to every
+	// metric, so deployments sharing an account and region stay apart;
+	// empty adds none.
+	MetricsStack string
 	// Accept lists the message shapes handled; the rest are rejected.
 	// Empty accepts every shape.
 	Accept event.Shapes
@@ -184,6 +188,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("SWEEP_RULE", func(v string) (err error) { c.SweepRule, err = parseSweepRule(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
+	r.parse("METRICS_STACK", func(v string) (err error) { c.MetricsStack, err = parseDimensionValue(v); return err })
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
 	r.hooks(&c.Hooks)
 	r.loadReturn(&c.Return)
@@ -208,6 +213,17 @@ func checkEndpointClusters(clusters []string, endpoints map[string]string) error
 		}
 	}
 	return nil
+}
+
+// parseDimensionValue accepts a CloudWatch dimension value Drainpipe's
+// alarms and dashboard can name: printable ASCII without spaces or quotes
+// (it sits inside the dashboard's SEARCH expression), not starting with
+// ':', at most 255 characters.
+func parseDimensionValue(v string) (string, error) {
+	if len(v) > 255 || strings.HasPrefix(v, ":") || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r > '~' || r == '"' || r == '\'' }) {
+		return "", fmt.Errorf("want printable ASCII without spaces or quotes, not starting with ':', at most 255 characters, got %q", v)
+	}
+	return v, nil
 }
 
 // parseSweepRule accepts an EventBridge rule ARN or a rule name.

@@ -70,6 +70,7 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_WEBHOOK_SECRET_ARN":          "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
 		"DRAINPIPE_KUBE_EVENTS":                 "false",
 		"DRAINPIPE_METRICS":                     "false",
+		"DRAINPIPE_METRICS_STACK":               "Drainpipe-prod",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestLoadEverything(t *testing.T) {
 		Kubeconfig:          "/tmp/kubeconfig",
 		LogLevel:            slog.LevelDebug,
 		WebhookSecretARN:    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook-AbCdEf",
+		MetricsStack:        "Drainpipe-prod",
 		Hooks:               defaultHooks(),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -150,6 +152,7 @@ func TestLoadErrors(t *testing.T) {
 		"DRAINPIPE_KUBE_EVENTS":          "sometimes",
 		"DRAINPIPE_DEADLINE_DELETE":      "maybe",
 		"DRAINPIPE_STUCK_POD_TIMEOUT":    "soon",
+		"DRAINPIPE_METRICS_STACK":        `my "stack"`,
 	}
 	for name, value := range tests {
 		t.Run(name, func(t *testing.T) {

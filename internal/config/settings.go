@@ -64,6 +64,7 @@ func Settings() []Setting {
 		{Name: "KUBECONFIG", Default: "(none)", Meaning: "path of a kubeconfig: local mode, talk to that cluster instead of EKS"},
 		{Name: "LOG_LEVEL", Default: "`info`", Meaning: "`debug`, `info`, `warn` or `error`"},
 		{Name: "METRICS", Default: "`true`", Meaning: "print CloudWatch embedded-format metrics (namespace `Drainpipe`) on stdout"},
+		{Name: "METRICS_STACK", Default: "(none; set by the stack)", Meaning: "value of a `stack` dimension added to every metric (every dimension set, the aggregate included), so two deployments in one account and region keep their metrics, alarms and dashboards apart; the stack sets its own name (`<stack>-<id>` for a construct)"},
 		{Name: "SWEEP_RULE", Default: "(none; set by the stack)", Meaning: "ARN (or name) of the EventBridge schedule rule whose `Scheduled Event`s run the sweep (see [Sweep](sweep.md)); scheduled events from any other rule are ignored with a reason, and unset ignores them all"},
 		{Name: "SWEEP_MARGIN", Default: "`10m`", Meaning: "the sweep gives a held node back only this long past its threat's end (a Spot or reservation deadline, a rebalance hold, a scheduled event EC2 no longer lists) and past its cordon, its instance still running: the notice that ends the threat normally comes first, and EC2's answers lag its events; `0`\u2013`12h` (see [Sweep](sweep.md))"},
 		{Name: "KUBE_EVENTS", Default: "`true`", Meaning: "record Kubernetes events on drained nodes and evicted pods"},

@@ -115,6 +115,20 @@ func TestBudgetThatNeverAllowsStopsAtDeadline(t *testing.T) {
 	if diff := cmp.Diff(drain.Report{Node: n.Name, BlockedByPDB: s.keys(db)}, rep, cmpIgnoreElapsed); diff != "" {
 		t.Errorf("report mismatch (-want +got):\n%s", diff)
 	}
+	// The next Run of the same drain (a redelivery) is still blocked since
+	// the first Run's refusal: the node's report carries it over, so the
+	// DrainBlockedFor metric grows across Runs.
+	since := rep.BlockedSince
+	if since.IsZero() || since.After(time.Now()) {
+		t.Fatalf("BlockedSince = %v, want the first refusal", since)
+	}
+	rep, err = d.Run(ctx, drain.Request{Node: n.Name, Kind: "spot-interruption", Evict: true, Deadline: time.Now().Add(time.Second)})
+	if err != nil {
+		t.Fatalf("second Run: %v", err)
+	}
+	if !rep.BlockedSince.Equal(since) {
+		t.Errorf("second Run: BlockedSince = %v, want the first Run's %v", rep.BlockedSince, since)
+	}
 	for _, p := range s.env.PodsOnNode(ctx, n.Name) {
 		if p.DeletionTimestamp != nil {
 			t.Errorf("pod %s is terminating: a budget was bypassed", p.Name)

@@ -78,9 +78,13 @@ type Report struct {
 	Protected []string `json:"protected,omitempty"`
 	// Blocks: every pod a disruption budget refused in this Run, with the
 	// budget and the refusals.
-	Blocks  []Block       `json:"blocks,omitempty"`
-	Skipped []Skipped     `json:"skipped,omitempty"`
-	Elapsed time.Duration `json:"elapsed"`
+	Blocks []Block `json:"blocks,omitempty"`
+	// BlockedSince is when a budget first refused a pod it still blocks,
+	// over the drain's Runs (from the node's report): how long the drain
+	// has been blocked. Zero when nothing is blocked.
+	BlockedSince time.Time     `json:"blocked_since,omitzero"`
+	Skipped      []Skipped     `json:"skipped,omitempty"`
+	Elapsed      time.Duration `json:"elapsed"`
 	// Done is true when the node is cordoned and, for an evicting request,
 	// no pod is left to evict or to wait for (stuck pods aside).
 	Done bool `json:"done"`
@@ -142,6 +146,9 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	s, err := d.writeSummary(ctx, req, rep, prev, len(r.targets) > 0)
 	if err != nil {
 		log.Warn("drain report not kept on the node", slog.String("error", err.Error()))
+	}
+	if len(rep.BlockedByPDB) > 0 {
+		rep.BlockedSince = s.BlockedSince()
 	}
 	// One line says it all: the summary as kept on the node.
 	log.Info("drain stopped", slog.Bool("done", rep.Done), slog.Any("report", s))

@@ -212,7 +212,9 @@ func TestCordonAndRerunSendNoWrite(t *testing.T) {
 }
 
 // Blocks (the drain report's refusal details) is checked by the report tests.
-var cmpIgnoreElapsed = cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Elapsed" || p.String() == "Blocks" }, cmp.Ignore())
+var cmpIgnoreElapsed = cmp.FilterPath(func(p cmp.Path) bool {
+	return p.String() == "Elapsed" || p.String() == "Blocks" || p.String() == "BlockedSince"
+}, cmp.Ignore())
 
 func TestMissingNodeIsNotFound(t *testing.T) {
 	_, d := newScene(t, drain.DefaultConfig())

@@ -98,6 +98,18 @@ func mergeBlocks(prev, s Summary, blocks []Block) []Block {
 	return out
 }
 
+// BlockedSince is the earliest first refusal of the pods still blocked,
+// over the drain's Runs; zero when none is.
+func (s Summary) BlockedSince() time.Time {
+	var since time.Time
+	for _, b := range s.Blocked {
+		if !b.Evicted && !b.First.IsZero() && (since.IsZero() || b.First.Before(since)) {
+			since = b.First
+		}
+	}
+	return since
+}
+
 // bound keeps the first maxListed of each list, still-blocked pods first.
 func (s *Summary) bound() {
 	slices.SortStableFunc(s.Blocked, func(a, b Block) int {

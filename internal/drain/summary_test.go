@@ -49,3 +49,20 @@ func TestSummaryIsBounded(t *testing.T) {
 		t.Errorf("summary of 3000 entries: %d bytes, more = %d; want at most 8 KiB and the rest counted", len(b), s.More)
 	}
 }
+
+// BlockedSince is the earliest first refusal of a pod still blocked: a pod
+// let go in the end no longer counts.
+func TestSummaryBlockedSince(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	s := Summary{Blocked: []Block{
+		{Pod: "ns/a", First: t0, Evicted: true},
+		{Pod: "ns/b", First: t0.Add(time.Minute)},
+		{Pod: "ns/c", First: t0.Add(2 * time.Minute)},
+	}}
+	if got := s.BlockedSince(); !got.Equal(t0.Add(time.Minute)) {
+		t.Errorf("BlockedSince = %v, want %v (ns/a was evicted)", got, t0.Add(time.Minute))
+	}
+	if got := (Summary{Blocked: []Block{{Pod: "ns/a", First: t0, Evicted: true}}}).BlockedSince(); !got.IsZero() {
+		t.Errorf("BlockedSince with nothing blocked = %v, want zero", got)
+	}
+}

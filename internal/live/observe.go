@@ -34,7 +34,7 @@ type observers struct {
 func newObservers(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (*observers, error) {
 	o := &observers{kubeEvents: cfg.KubeEvents, onEvent: opts.OnDrainEvent, metrics: opts.Metrics, log: log}
 	if o.metrics == nil && cfg.Metrics {
-		o.metrics = metrics.New(os.Stdout)
+		o.metrics = metrics.New(os.Stdout).WithStack(cfg.MetricsStack)
 	}
 	var recs recorders
 	if opts.Recorder != nil {

@@ -4,7 +4,8 @@
 // nothing waits on the network.
 //
 // Metrics live in the namespace "Drainpipe" with few dimensions (kind,
-// cluster, outcome; class for errors); each document also carries the
+// cluster, outcome; class for errors; and stack, naming the deployment,
+// on every metric when set); each document also carries the
 // node, instance and event ids as plain properties, so CloudWatch Logs
 // Insights answers "what happened to node X" from the same lines.
 package metrics
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -27,6 +29,7 @@ type Unit string
 // The units Drainpipe uses.
 const (
 	Milliseconds Unit = "Milliseconds"
+	Seconds      Unit = "Seconds"
 	Count        Unit = "Count"
 )
 
@@ -98,6 +101,7 @@ type Emitter struct {
 	w         io.Writer
 	now       func() time.Time
 	requestID string
+	stack     string              // value of DimStack on every document; "" adds none
 	pending   map[string]drainRun // RecordDrain reports waiting for their RecordTask, by node
 }
 
@@ -105,6 +109,17 @@ type Emitter struct {
 // turns metrics off).
 func New(w io.Writer) *Emitter {
 	return &Emitter{w: w, now: time.Now, pending: map[string]drainRun{}}
+}
+
+// WithStack adds dimension DimStack=name to every metric e emits (every
+// dimension set, the aggregate included), so two deployments in one
+// account and region (DRAINPIPE_METRICS_STACK) keep their metrics, alarms
+// and dashboards apart. An empty name adds nothing. It returns e.
+func (e *Emitter) WithStack(name string) *Emitter {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stack = name
+	return e
 }
 
 // SetRequestID stamps the documents that follow with the invocation's
@@ -125,16 +140,35 @@ func (e *Emitter) Emit(d Doc) {
 	if d.Time.IsZero() {
 		d.Time = e.now()
 	}
-	if e.requestID != "" {
+	if e.requestID != "" || e.stack != "" {
 		d.Props = maps.Clone(d.Props)
 		if d.Props == nil {
 			d.Props = map[string]string{}
 		}
+	}
+	if e.requestID != "" {
 		d.Props["request_id"] = e.requestID
+	}
+	if e.stack != "" {
+		d.Props[DimStack] = e.stack
+		d.Dimensions = withDimension(d.Dimensions, DimStack)
 	}
 	b, err := Encode(d)
 	if err != nil {
 		return
 	}
 	_, _ = e.w.Write(b)
+}
+
+// withDimension returns sets (nil meaning the one empty set) with key
+// added to each.
+func withDimension(sets [][]string, key string) [][]string {
+	if sets == nil {
+		sets = [][]string{{}}
+	}
+	out := make([][]string, len(sets))
+	for i, set := range sets {
+		out[i] = append(slices.Clone(set), key)
+	}
+	return out
 }

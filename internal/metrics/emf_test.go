@@ -215,3 +215,65 @@ func TestRecordSweep(t *testing.T) {
 		}
 	}
 }
+
+// Two stacks in one account and region: with a stack name, every dimension
+// set (the aggregate the alarms use included) carries it, so one stack's
+// alarms never see the other's metrics.
+func TestStackDimension(t *testing.T) {
+	e, buf := emitter()
+	e.WithStack("Drainpipe-prod")
+	e.Record(context.Background(), handler.RecordSummary{MessageID: "m-1", Outcome: handler.OutcomeDone, Received: at})
+	e.Error("aws-other")
+	var sets [][][]string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var d emf
+		var root map[string]any
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		_ = json.Unmarshal([]byte(line), &root)
+		if root[DimStack] != "Drainpipe-prod" {
+			t.Errorf("document %s: stack = %v, want Drainpipe-prod", line, root[DimStack])
+		}
+		sets = append(sets, d.AWS.CloudWatchMetrics[0].Dimensions)
+	}
+	want := [][][]string{{{DimKind, DimOutcome, DimStack}, {DimOutcome, DimStack}, {DimStack}}, {{DimClass, DimStack}}}
+	if diff := cmp.Diff(want, sets); diff != "" {
+		t.Errorf("dimension sets (-want +got):\n%s", diff)
+	}
+	// Without a name, the documents are as before: no stack anywhere.
+	e, buf = emitter()
+	e.Error("aws-other")
+	if strings.Contains(buf.String(), DimStack) {
+		t.Errorf("no stack set, yet %s", buf)
+	}
+}
+
+// DrainBlockedFor counts a blocked drain's time since its first refusal,
+// across runs, so one datapoint per run is enough for the stack's alarm
+// whatever the function timeout; an unblocked run emits none.
+func TestDrainBlockedFor(t *testing.T) {
+	hook := event.Interruption{Kind: event.KindASGLifecycle, EventID: "ev-1"}
+	for _, tt := range []struct {
+		name string
+		rep  drain.Report
+		want any
+	}{
+		{"blocked for 20 minutes over several runs", drain.Report{Node: "n", BlockedByPDB: []string{"a/db-0"}, BlockedSince: at.Add(-20 * time.Minute)}, 1200.0},
+		{"not blocked", drain.Report{Node: "n", Evicted: []string{"a/x"}, Done: true}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, buf := emitter()
+			e.RecordDrain("prod", tt.rep)
+			e.RecordTask(handler.Task{InstanceID: "i-0abc", Interruptions: []event.Interruption{hook}},
+				handler.Result{Status: handler.StatusRetry, Node: "n"}, time.Second)
+			var root map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &root); err != nil {
+				t.Fatalf("output %q: %v", buf, err)
+			}
+			if root[MetricDrainBlockedFor] != tt.want {
+				t.Errorf("%s = %v, want %v", MetricDrainBlockedFor, root[MetricDrainBlockedFor], tt.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ const (
 	MetricPodsTerminating  = "PodsTerminating"  // evicted pods not gone when the run stopped
 	MetricDrainsUnfinished = "DrainsUnfinished" // runs that stopped before the node was empty
 	MetricDeadlineHit      = "DeadlineHit"      // runs the instance's deadline cut short
+	MetricDrainBlockedFor  = "DrainBlockedFor"  // seconds a still-blocked drain has been refused by a budget, over its runs
 	MetricHookCompletions  = "HookCompletions"  // CompleteLifecycleAction calls; dim outcome
 	MetricHookHeartbeats   = "HookHeartbeats"   // RecordLifecycleActionHeartbeat calls; dim outcome
 	MetricErrors           = "Errors"           // dim class
@@ -35,6 +36,9 @@ const (
 	DimCluster = "cluster"
 	DimOutcome = "outcome"
 	DimClass   = "class"
+	// DimStack names the deployment (DRAINPIPE_METRICS_STACK), on every
+	// metric when set: see Emitter.WithStack.
+	DimStack = "stack"
 )
 
 // Hook call outcomes.
@@ -117,14 +121,20 @@ func (e *Emitter) RecordTask(t handler.Task, r handler.Result, _ time.Duration) 
 		props["deadline"] = p.Deadline.UTC().Format(time.RFC3339)
 	}
 	deadlineHit := !rep.Done && !p.Deadline.IsZero() && !now.Before(p.Deadline)
-	e.Emit(Doc{Time: now, Dimensions: [][]string{{DimCluster, DimKind}, {}}, Props: props, Metrics: []Metric{
+	metrics := []Metric{
 		{MetricDrainDuration, Milliseconds, ms(rep.Elapsed)},
 		{MetricPodsEvicted, Count, float64(len(rep.Evicted))},
 		{MetricPodsBlocked, Count, float64(len(rep.BlockedByPDB))},
 		{MetricPodsTerminating, Count, float64(len(rep.Terminating))},
 		{MetricDrainsUnfinished, Count, oneIf(!rep.Done)},
 		{MetricDeadlineHit, Count, oneIf(deadlineHit)},
-	}})
+	}
+	// How long the drain has been blocked, over all its runs: one value
+	// per run is enough for an alarm on its Maximum, however long a run.
+	if len(rep.BlockedByPDB) > 0 && !rep.BlockedSince.IsZero() && now.After(rep.BlockedSince) {
+		metrics = append(metrics, Metric{MetricDrainBlockedFor, Seconds, now.Sub(rep.BlockedSince).Round(time.Millisecond).Seconds()})
+	}
+	e.Emit(Doc{Time: now, Dimensions: [][]string{{DimCluster, DimKind}, {}}, Props: props, Metrics: metrics})
 }
 
 // RecordHook counts lifecycle hook calls by outcome, and failures by class.

@@ -138,11 +138,13 @@ func TestObservabilitySpotDrain(t *testing.T) {
 }
 
 // A drain that a PodDisruptionBudget holds past the invocation's budget
-// says so: blocked pods counted, the drain unfinished, a DrainBlocked
-// event on the node.
+// says so: blocked pods counted, the drain unfinished, how long it has
+// been blocked (DrainBlockedFor, what the stack's DrainBlockedAlarm
+// watches), a DrainBlocked event on the node; every metric carries the
+// deployment's stack dimension.
 func TestObservabilityBlockedDrain(t *testing.T) {
 	ctx := testContext(t)
-	l := startLive(t, "DRAINPIPE_DEADLINE_RESERVE=2s")
+	l := startLive(t, "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_METRICS_STACK=e2e-stack")
 	n := l.node(ctx, served)
 	l.k8s.Deployment(ctx, "db", 2, fixture.PinnedTo(n.Name))
 	l.k8s.WaitDeploymentReady(ctx, "db")
@@ -156,6 +158,13 @@ func TestObservabilityBlockedDrain(t *testing.T) {
 	want := map[string]any{"PodsEvicted": 0.0, "PodsBlocked": 2.0, "DrainsUnfinished": 1.0, "DeadlineHit": 0.0, "outcome": "retry"}
 	if diff := cmp.Diff(want, pick(drain, "PodsEvicted", "PodsBlocked", "DrainsUnfinished", "DeadlineHit", "outcome")); diff != "" {
 		t.Errorf("drain metrics (-want +got):\n%s", diff)
+	}
+	// Blocked from the first refusal to the end of the run.
+	if got, ok := drain["DrainBlockedFor"].(float64); !ok || got <= 0 {
+		t.Errorf("DrainBlockedFor = %v, want the seconds the drain was blocked", drain["DrainBlockedFor"])
+	}
+	if drain["stack"] != "e2e-stack" {
+		t.Errorf("drain document's stack = %v, want e2e-stack", drain["stack"])
 	}
 	if got := onlyDoc(t, l.rt, "Records")["outcome"]; got != "retry" {
 		t.Errorf("record outcome %v, want retry", got)
