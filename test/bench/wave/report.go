@@ -7,12 +7,17 @@ import (
 	"time"
 )
 
-// lastLine is the benchmark's verdict; false unless drainpipe, nth and
-// floor all ran. The floor is clamped to the fastest run measured.
+// lastLine is the benchmark's verdict; false unless drainpipe and floor
+// both ran (without the NTH-style peer, as in a 500-node wave, its
+// fields read "-"). The floor is clamped to the fastest run measured.
 func lastLine(res map[string]*result) (string, bool) {
 	dp, nt, fl := res["drainpipe"], res["nth"], res["floor"]
-	if dp == nil || nt == nil || fl == nil {
+	if dp == nil || fl == nil {
 		return "", false
+	}
+	nthDrained, ratioNTH := "-", "-"
+	if nt != nil {
+		nthDrained, ratioNTH = nt.drainedString(), fmt.Sprintf("%.1f", ratio(nt.drainedP99, dp.drainedP99))
 	}
 	floorCordon, floorDrained := fl.cordonP99, fl.drainedP99
 	for _, r := range res {
@@ -28,11 +33,11 @@ func lastLine(res map[string]*result) (string, bool) {
 		nofc = &result{apf: -1, neighbour: neighbourResult{rejected: -1}}
 	}
 	return fmt.Sprintf("bench wave%d: cordon_p99=%.2f drained_p99=%.2f nth_drained_p99=%s floor_cordon_p99=%.2f floor_drained_p99=%.2f "+
-		"ratio_nth=%.1f ratio_limit=%.2f ratio_cordon=%.2f apf_rejected=%d apf_rejected_nofc=%d "+
+		"ratio_nth=%s ratio_limit=%.2f ratio_cordon=%.2f apf_rejected=%d apf_rejected_nofc=%d "+
 		"neighbour_p99=%.3f neighbour_p99_nofc=%.3f neighbour_rejected=%d neighbour_rejected_nofc=%d "+
 		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f dlq=%d hooks_open=%d",
-		dp.targets, secs(dp.cordonP99), secs(dp.drainedP99), nt.drainedString(), secs(floorCordon), secs(floorDrained),
-		ratio(nt.drainedP99, dp.drainedP99), ratio(dp.drainedP99, floorDrained), ratio(dp.cordonP99, floorCordon),
+		dp.targets, secs(dp.cordonP99), secs(dp.drainedP99), nthDrained, secs(floorCordon), secs(floorDrained),
+		ratioNTH, ratio(dp.drainedP99, floorDrained), ratio(dp.cordonP99, floorCordon),
 		dp.apf, nofc.apf, secs(dp.neighbour.p99), secs(nofc.neighbour.p99), dp.neighbour.rejected, nofc.neighbour.rejected,
 		dp.cost.gbSeconds/float64(max(1, dp.targets)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg),
 		dp.dlq, dp.hooks.Open), true
