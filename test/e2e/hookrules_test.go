@@ -34,7 +34,12 @@ func (l *live) blockedPair(ctx context.Context, t *testing.T, tag string, hb tim
 		nodes[i], id = l.blockedNode(ctx, t, fmt.Sprintf("db-%s%d", tag, i+1))
 		hooks[i] = awsfake.LifecycleAction{ASG: "e2e-asg", Hook: "drain",
 			Token: fmt.Sprintf("7a1e7b9c-0000-4000-8000-0000000000%s%d", tag, i+1), InstanceID: id}
-		l.aws.AddLifecycleAction(hooks[i])
+	}
+	// The actions start their heartbeat clocks (real time, as on Auto
+	// Scaling) only once both nodes are set up: a slow setup of the
+	// second node must not eat the first action's timeout.
+	for _, h := range hooks {
+		l.aws.AddLifecycleAction(h)
 	}
 	return nodes, hooks
 }
@@ -88,12 +93,13 @@ func TestLiveMixedBatchCompletesOnlyLastDeliveryHooks(t *testing.T) {
 func TestLiveQueuedTaskHookKeptAlive(t *testing.T) {
 	ctx := testContext(t)
 	l := newLive(t)
-	// 6 s: heartbeats every 2 s; the invocation lasts 16 s.
-	_, hooks := l.blockedPair(ctx, t, "b", 6*time.Second)
+	// 10 s: heartbeats every 3–4 s; the invocation lasts 24 s. The
+	// timeout leaves a loaded machine room for the bootstrap's start.
+	_, hooks := l.blockedPair(ctx, t, "b", 10*time.Second)
 	hookA, hookB := hooks[0], hooks[1]
 	l.start(t, "DRAINPIPE_RECORD_CONCURRENCY=1", "DRAINPIPE_DEADLINE_RESERVE=2s", "DRAINPIPE_HOOK_RESERVE=1s")
 
-	res := l.invoke(ctx, t, 16*time.Second,
+	res := l.invoke(ctx, t, 24*time.Second,
 		message{id: "hook-a", body: terminateHook(t, hookA)},
 		message{id: "hook-b", body: terminateHook(t, hookB)},
 	)
