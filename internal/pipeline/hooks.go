@@ -115,9 +115,9 @@ func (a *Actor) complete(ctx context.Context, h hook, log *slog.Logger) error {
 // heartbeat extends one hook's heartbeat timeout and reports whether the
 // action is over. Other failures are logged, not fatal: the call may be
 // throttled (the next one may pass), and completion tells the rest.
-func (a *Actor) heartbeat(ctx context.Context, h hook) (inactive bool) {
+func (a *Actor) heartbeat(ctx context.Context, h hook) (inactive, failed bool) {
 	if a.cfg.DryRun {
-		return false
+		return false, false
 	}
 	err := a.hooks.Heartbeat(ctx, h.Lifecycle)
 	a.rec.RecordHook(HookHeartbeat, h.Lifecycle, false, err)
@@ -125,11 +125,12 @@ func (a *Actor) heartbeat(ctx context.Context, h hook) (inactive bool) {
 	case err == nil || ctx.Err() != nil:
 	case errors.Is(err, lifecycle.ErrInactive): // completed by a duplicate, or timed out
 		a.log.Info("lifecycle hook no longer pending", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID)
-		return true
+		return true, false
 	default:
 		a.log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID, "error", err)
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // isNotFound reports a Kubernetes NotFound anywhere in err's chain.

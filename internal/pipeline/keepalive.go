@@ -157,7 +157,15 @@ func (k *keeper) members(g *beatGroup) []*held {
 
 // beat heartbeats one action and remembers whether it is over.
 func (k *keeper) beat(e *held) {
-	if inactive := k.a.heartbeat(e.ctx, e.h); inactive {
+	inactive, failed := k.a.heartbeat(e.ctx, e.h)
+	if failed && e.ctx.Err() == nil {
+		// Its retries spent (throttling that outlasted them): try once
+		// more now. Ticks are a third of the timeout apart, and a linger
+		// waits a tick before its first beat: one lost beat could let the
+		// action expire before the next.
+		inactive, _ = k.a.heartbeat(e.ctx, e.h)
+	}
+	if inactive {
 		k.mu.Lock()
 		e.inactive = true
 		k.mu.Unlock()

@@ -239,3 +239,19 @@ func TestKeepAliveCoversRetriedHookUntilBatchEnds(t *testing.T) {
 		t.Errorf("%d completions, want none: the hook waits for the redelivery", c)
 	}
 }
+
+// A heartbeat that fails after the SDK's own retries (throttling that
+// outlasts them) is tried once more at once: waiting for the next tick
+// could let the action expire, as ticks come a third of its timeout apart.
+func TestKeepAliveRetriesAFailedHeartbeatAtOnce(t *testing.T) {
+	clock := &fakeClock{now: t0, made: make(chan *fakeTicker, 1)}
+	hooks := &fakeHooks{heartbeatErr: errBoom}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r := newRig(t, rigOpts{clock: clock, hooks: hooks})
+	tk := task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0))
+	r.actor.Prepare(ctx, []handler.Task{tk})
+	if got := hooks.beatsOf("tok-1"); got != 2 {
+		t.Errorf("heartbeat attempts after a failed one = %d, want 2 (one more at once)", got)
+	}
+}
