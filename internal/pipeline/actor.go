@@ -121,6 +121,7 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 		a.keeper.release(hooks)
 		r, pending = a.settleHooks(ctx, settle, r, log)
 		a.keeper.linger(ctx, pending)
+		r = beforeDeadline(t, r, a.clock.Now())
 	}
 	elapsed := a.clock.Now().Sub(start)
 	a.rec.RecordTask(t, r, elapsed)

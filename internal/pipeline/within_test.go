@@ -19,6 +19,8 @@ func TestRetryWithinPendingHooks(t *testing.T) {
 	other := lifecycleEvent(t0)
 	other.EventID, other.Lifecycle = "asg-2", &event.Lifecycle{ASG: "prod-workers", Hook: "quick", Token: "tok-2",
 		Transition: "autoscaling:EC2_INSTANCE_TERMINATING", InstanceID: instID}
+	undated := spot(t0) // a deadline caps retries too: TestRetryComesBackBeforeTheDeadline
+	undated.Deadline = time.Time{}
 	tests := []struct {
 		name     string
 		timeouts map[string]time.Duration // nil: the hooks cannot tell
@@ -38,7 +40,7 @@ func TestRetryWithinPendingHooks(t *testing.T) {
 		{"drained, completion failed", map[string]time.Duration{"drain": time.Minute}, errBoom, true,
 			[]event.Interruption{lifecycleEvent(t0)}, 30 * time.Second},
 		{"no hook", map[string]time.Duration{"drain": time.Minute}, nil, false,
-			[]event.Interruption{spot(t0)}, 0},
+			[]event.Interruption{undated}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,6 +54,8 @@ type Env struct {
 	// (a slot is a value in the channel): starting many control planes
 	// and fleets together starves the bootstraps' start.
 	Setup chan struct{}
+	// Parallel bounds how many scenarios run at once; 0 means runSlots.
+	Parallel int
 }
 
 // Rig is a running scenario: what a fault may act on.

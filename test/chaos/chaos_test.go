@@ -3,6 +3,7 @@ package chaos_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,8 @@ import (
 
 // TestFaults runs every scenario of the fault matrix, each on a control
 // plane of its own, all at once, and asserts the invariants, never
-// timings; the table is logged. CHAOS_RUN=name,name picks scenarios.
+// timings; the table is logged. CHAOS_RUN=name,name picks scenarios;
+// CHAOS_PARALLEL=N runs N at once.
 func TestFaults(t *testing.T) {
 	ctx, root, bootstrap := fleet.StartTest(t, 15*time.Minute) // skips under -short
 	binDir := sandbox.DefaultBinDir(os.Getenv)
@@ -22,6 +24,13 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("sandbox: %v (looked in %s)", err, binDir)
 	}
 	env := chaos.Env{Bootstrap: bootstrap, RBAC: filepath.Join(root, "deploy", "rbac.yaml"), Dir: t.TempDir()}
+	if v := os.Getenv("CHAOS_PARALLEL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CHAOS_PARALLEL=%q: want a whole number of scenarios, 1 or more", v)
+		}
+		env.Parallel = n
+	}
 	scenarios := chaos.Pick(chaos.Scenarios(), os.Getenv("CHAOS_RUN"))
 	outcomes := chaos.RunAll(ctx, binDir, scenarios, env)
 	var table strings.Builder

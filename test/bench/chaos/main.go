@@ -39,6 +39,7 @@ func run() (bool, error) {
 	rbac := flag.String("rbac", "deploy/rbac.yaml", "Drainpipe's RBAC manifest")
 	only := flag.String("run", "", "comma-separated scenario names (default: all)")
 	nodes := flag.Int("nodes", 0, "fleet size (default: the CI size, 8)")
+	parallel := flag.Int("parallel", 0, "scenarios run at once (default 5)")
 	verbose := flag.Bool("v", false, "print the bootstraps' last lines of a scenario whose invariants broke")
 	flag.Parse()
 
@@ -49,7 +50,7 @@ func run() (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
-	env := chaos.Env{Bootstrap: *bootstrap, RBAC: *rbac, Dir: dir}
+	env := chaos.Env{Bootstrap: *bootstrap, RBAC: *rbac, Dir: dir, Parallel: *parallel}
 	scenarios := chaos.Pick(chaos.Scenarios(), *only)
 	for i := range scenarios {
 		if *nodes > 0 {
