@@ -26,6 +26,7 @@ type fakeInstances struct {
 	calls [][]string
 	// members lists each capacity reservation's instances (InReservation).
 	members map[string][]string
+	called  chan struct{} // when set, receives one value per Describe
 }
 
 func (f *fakeInstances) InReservation(_ context.Context, id string) (map[string]instance.Instance, error) {
@@ -43,6 +44,9 @@ func (f *fakeInstances) InReservation(_ context.Context, id string) (map[string]
 }
 
 func (f *fakeInstances) Describe(_ context.Context, ids []string) (map[string]instance.Instance, error) {
+	if f.called != nil {
+		f.called <- struct{}{}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, append([]string(nil), ids...))
@@ -112,14 +116,22 @@ type fakeHooks struct {
 	completeErr  error
 	heartbeatErr error
 	beat         chan struct{} // when set, receives one value per heartbeat
+	hold         chan struct{} // when set, heartbeats answer once it is closed
 }
 
-func (f *fakeHooks) Heartbeat(_ context.Context, l event.Lifecycle) error {
+func (f *fakeHooks) Heartbeat(ctx context.Context, l event.Lifecycle) error {
 	f.mu.Lock()
 	f.heartbeats = append(f.heartbeats, l)
 	f.mu.Unlock()
 	if f.beat != nil {
 		f.beat <- struct{}{}
+	}
+	if f.hold != nil {
+		select {
+		case <-f.hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return f.heartbeatErr
 }

@@ -114,18 +114,24 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 // Act. It is optional: Act heartbeats its hooks and looks its instance up
 // on its own when Prepare was not called. Errors are kept and reported by
 // the Act of each affected task.
+//
+// The heartbeats and the lookup all run at once: one after another, a
+// batch of ten hooked records waited for ten heartbeats and the lookup
+// before its first cordon (a second at the 200-node wave's p99).
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
-	for _, t := range tasks {
-		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
-		a.keeper.prepare(ctx, hooks)
-	}
+	var wg sync.WaitGroup
 	ids := make([]string, 0, len(tasks))
 	for _, t := range tasks {
+		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
+		if len(hooks) > 0 {
+			wg.Go(func() { a.keeper.prepare(ctx, hooks) })
+		}
 		if _, restore := restoreOf(t); t.InstanceID != "" && (acts(t.Action) || restore) {
 			ids = append(ids, t.InstanceID)
 		}
 	}
 	a.lookups.prepare(ctx, ids)
+	wg.Wait()
 }
 
 // acts reports whether an action touches the node (and so needs a lookup).

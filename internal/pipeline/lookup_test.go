@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,4 +94,58 @@ func TestNewRejectsMissingDeps(t *testing.T) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
+}
+
+// Prepare heartbeats a batch's hooks and looks its instances up all at
+// once: a batch of ten hooked records waited for ten heartbeats one after
+// another, then the lookup, before its first cordon. Here every
+// heartbeat is held until all of them and the lookup are in flight; one
+// after another, they never are.
+func TestPrepareHeartbeatsAndLooksUpAtOnce(t *testing.T) {
+	ids := []string{"i-0000000000000000a", "i-0000000000000000b", "i-0000000000000000c"}
+	known := map[string]instance.Instance{}
+	var tasks []handler.Task
+	for i, id := range ids {
+		known[id] = instance.Instance{ID: id, State: "running", Cluster: "prod"}
+		in := lifecycleEvent(t0)
+		in.Instances = []string{id}
+		in.Lifecycle = &event.Lifecycle{ASG: "prod-workers", Hook: "drain", Token: fmt.Sprintf("tok-%d", i),
+			Transition: "autoscaling:EC2_INSTANCE_TERMINATING", InstanceID: id}
+		tasks = append(tasks, handler.Task{InstanceID: id, Action: policy.ActionCordonAndDrain,
+			Interruptions: []event.Interruption{in}, ReceiveCount: 1})
+	}
+	hooks := &fakeHooks{beat: make(chan struct{}), hold: make(chan struct{})}
+	r := newRig(t, rigOpts{instances: known, hooks: hooks})
+	r.instances.called = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		r.actor.Prepare(ctx, tasks)
+	}()
+	bound := time.NewTimer(10 * time.Second) // only so a serial Prepare fails instead of hanging
+	defer bound.Stop()
+	for beats, looked := 0, false; beats < len(ids) || !looked; {
+		select {
+		case <-hooks.beat:
+			beats++
+		case <-r.instances.called:
+			looked = true
+		case <-bound.C:
+			cancel()
+			for done := false; !done; { // let the serial Prepare run out
+				select {
+				case <-hooks.beat:
+				case <-r.instances.called:
+				case <-prepared:
+					done = true
+				}
+			}
+			t.Fatalf("%d of %d heartbeats in flight, lookup started %t: Prepare waits on each before the next",
+				beats, len(ids), looked)
+		}
+	}
+	close(hooks.hold)
+	<-prepared
 }

@@ -57,6 +57,7 @@ type options struct {
 	flowControl, chart     string
 	memoryMB               int
 	peers                  string
+	env                    string // comma-separated DRAINPIPE_* settings for Drainpipe's runs
 	verbose                bool
 }
 
@@ -85,6 +86,7 @@ func run() error {
 	flag.IntVar(&o.memoryMB, "memory", 0, "the function's memory in MB, for the bill; 0: the stack's default (infra/stack/props.go)")
 	flag.StringVar(&o.chart, "chart", "dist/bench-wave.svg", "where to write the chart; empty: none")
 	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor", "which runs, in order (also: limit)")
+	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
 	flag.Parse()
 	if o.memoryMB == 0 {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ type result struct {
 	cost                  cost
 	cycle                 time.Duration // the floor's replacement cycle
 	rate                  float64       // the floor's replacements per second
+	cleared               time.Duration // the floor's p99 with every pod deleted at once
 }
 
 func (r *result) summary(peer string) string {
@@ -42,6 +44,7 @@ func (r *result) summary(peer string) string {
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
 	if r.cycle > 0 {
 		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
+		s += fmt.Sprintf("\n%-14s  every pod of the interrupted nodes deleted at once, budgets ignored: drained p99 %.2fs", "", r.cleared.Seconds())
 		s += fmt.Sprintf("\n%-14s  replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)
 	}
 	return s
@@ -153,7 +156,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		}
 		dp, err := fleet.Deploy(fake, fleet.Function{
 			Bootstrap: bootstrap, Kubeconfig: kc, Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
-			MaxConcurrency: o.concurrency, Timeout: o.timeout, Stdout: output(o.verbose),
+			MaxConcurrency: o.concurrency, Timeout: o.timeout, Stdout: output(o.verbose), Env: settings(o.env),
 		})
 		if err != nil {
 			return nil, err
@@ -218,7 +221,10 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	}
 	var waitErr error
 	if peer == "floor" {
-		waitErr = waitCordoned(rctx, obs)
+		if waitErr = waitCordoned(rctx, obs); waitErr == nil {
+			clearTargets(rctx, admin, f)
+			waitErr = obs.WaitDrained(rctx)
+		}
 	} else {
 		waitErr = obs.WaitDrained(rctx)
 	}
@@ -250,17 +256,19 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	return r, nil
 }
 
-// floor replaces the floor run's drain times (it drains nothing) with the
-// first-principles floor: its own measured cordons, then the budgets'
-// replacement cycles, each no sooner than the control plane's measured
-// rate delivers the replacements it waits for.
+// floor combines, rank by rank, the floor run's measured drain times
+// (every pod deleted at once: clearTargets) with the first-principles
+// floor: its own measured cordons, then the budgets' replacement cycles,
+// each no sooner than the control plane's measured rate delivers the
+// replacements it waits for.
 func (r *result) floor(loads []budgetLoad) {
 	cycles := drainCycles(len(r.cordoned), loads)
 	last := 0
 	for _, j := range cycles {
 		last = max(last, j)
 	}
-	r.drained = floorTimes(r.cordoned, cycles, cycleStarts(last, loads, r.cycle, r.rate))
+	r.cleared = fleet.Percentile(r.drained, 99)
+	r.drained = rankMax(r.drained, floorTimes(r.cordoned, cycles, cycleStarts(last, loads, r.cycle, r.rate)))
 	r.undrained = 0
 	for _, d := range r.drained {
 		if d == 0 {
@@ -268,4 +276,12 @@ func (r *result) floor(loads []budgetLoad) {
 		}
 	}
 	r.drainedP50, r.drainedP99 = fleet.Percentile(r.drained, 50), fleet.Percentile(r.drained, 99)
+}
+
+// settings splits -env's comma-separated DRAINPIPE_* settings.
+func settings(env string) []string {
+	if env == "" {
+		return nil
+	}
+	return strings.Split(env, ",")
 }
