@@ -43,32 +43,71 @@ func (c cachedTimeout) fresh() bool {
 
 // timeouts caches DescribeLifecycleHooks answers per group and hook.
 type timeouts struct {
-	api describeAPI
-	mu  sync.Mutex
-	by  map[hookKey]cachedTimeout
+	api    describeAPI
+	mu     sync.Mutex
+	by     map[hookKey]cachedTimeout
+	flying map[hookKey]*flight // lookups under way
+	joined func()              // tests: called when a caller waits on another's lookup
+}
+
+// flight is one lookup under way; done closes once its answer is set.
+type flight struct {
+	done chan struct{}
+	d    time.Duration
+	err  error
+	own  bool // the error is the asker's own deadline, not an answer
 }
 
 // HeartbeatTimeout returns the hook's heartbeat timeout, asking Auto
-// Scaling once per group and hook (cached for timeoutTTL).
+// Scaling once per group and hook (cached for timeoutTTL). Callers asking
+// while a lookup of the same hook is under way wait for its answer: a
+// batch's hooks are prepared at once, and each would otherwise ask.
 func (c *Client) HeartbeatTimeout(ctx context.Context, asg, hook string) (time.Duration, error) {
 	t := c.timeouts
 	if t == nil {
 		return 0, fmt.Errorf("describing lifecycle hook %s/%s: client cannot describe hooks", asg, hook)
 	}
 	k := hookKey{asg, hook}
-	t.mu.Lock()
-	e, ok := t.by[k]
-	t.mu.Unlock()
-	if ok && e.fresh() {
-		return e.d, e.err
+	for {
+		t.mu.Lock()
+		if e, ok := t.by[k]; ok && e.fresh() {
+			t.mu.Unlock()
+			return e.d, e.err
+		}
+		f, ok := t.flying[k]
+		if !ok {
+			f = &flight{done: make(chan struct{})}
+			t.flying[k] = f
+			t.mu.Unlock()
+			return t.lead(ctx, k, f)
+		}
+		t.mu.Unlock()
+		if t.joined != nil {
+			t.joined()
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return 0, fmt.Errorf("describing lifecycle hook %s/%s: %w", asg, hook, ctx.Err())
+		}
+		if !f.own {
+			return f.d, f.err
+		}
+		// The lookup ended on its asker's deadline: ask again.
 	}
-	d, err := t.describe(ctx, asg, hook)
-	if err != nil && ctx.Err() != nil {
-		return 0, err // our own deadline says nothing about the hook
-	}
+}
+
+// lead makes the lookup f stands for and shares its answer.
+func (t *timeouts) lead(ctx context.Context, k hookKey, f *flight) (time.Duration, error) {
+	d, err := t.describe(ctx, k.asg, k.hook)
+	f.d, f.err, f.own = d, err, err != nil && ctx.Err() != nil
 	t.mu.Lock()
-	t.by[k] = cachedTimeout{d: d, err: err, at: time.Now()}
+	delete(t.flying, k)
+	if !f.own { // our own deadline says nothing about the hook
+		t.by[k] = cachedTimeout{d: d, err: err, at: time.Now()}
+	}
 	t.mu.Unlock()
+	close(f.done)
 	return d, err
 }
 

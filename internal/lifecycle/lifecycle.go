@@ -38,7 +38,7 @@ type Client struct {
 func New(api asgAPI) *Client {
 	c := &Client{asg: api}
 	if d, ok := api.(describeAPI); ok {
-		c.timeouts = &timeouts{api: d, by: map[hookKey]cachedTimeout{}}
+		c.timeouts = &timeouts{api: d, by: map[hookKey]cachedTimeout{}, flying: map[hookKey]*flight{}}
 	}
 	return c
 }
