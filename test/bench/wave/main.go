@@ -10,14 +10,19 @@
 //   - drainpipe-nofc: the same without the flow-control manifest;
 //   - nth: an NTH-style peer, one process with NTH's default 10 workers
 //     draining with kubectl's drain library at client-go's defaults;
-//   - floor: the lower bound. Its cordons are the unavoidable path,
-//     measured: the event source model's delivery, one DescribeInstances
-//     per batch, one PATCH per node (floorFunc). Its drains are computed
-//     from first principles (drainCycles): per disruption budget, the
-//     evictions it must grant one cycle after another, times the
-//     replacement cycle measured on the same control plane before the
-//     wave (measureCycle), each cycle no sooner than the replacements it
-//     waits for at the control plane's measured rate (measureRate);
+//   - floor: the lower bound. Its cordons are the unavoidable path of a
+//     serverless handler, measured: the event source model's delivery to
+//     a minimal Lambda bootstrap (cold start included), one
+//     DescribeInstances per batch, one PATCH per node (package floor).
+//     Its drains are the larger, rank by rank, of every interrupted pod
+//     deleted at once (clearTargets) and the first-principles floor
+//     (drainCycles): per disruption budget, the evictions it must grant
+//     one cycle after another, times the replacement cycle measured on the
+//     same control plane before the wave (measureCycle), each cycle no
+//     sooner than the replacements it waits for at the control plane's
+//     measured rate (measureRate);
+//   - floor-inproc (on request): the same with the cordon function run in
+//     process, without a process start or the runtime API;
 //   - limit (on request): an unthrottled admin client cordoning every node
 //     and firing every eviction at once, another strategy.
 //

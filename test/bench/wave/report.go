@@ -58,7 +58,8 @@ func chart(o options, res map[string]*result) error {
 		return nil
 	}
 	colors := []struct{ peer, color string }{
-		{"drainpipe", "#1f77b4"}, {"drainpipe-nofc", "#9467bd"}, {"nth", "#d62728"}, {"floor", "#2ca02c"}, {"limit", "#7f7f7f"},
+		{"drainpipe", "#1f77b4"}, {"drainpipe-nofc", "#9467bd"}, {"nth", "#d62728"}, {"floor", "#2ca02c"}, {"floor-inproc", "#bcbd22"},
+		{"limit", "#7f7f7f"},
 	}
 	var all []series
 	var n int

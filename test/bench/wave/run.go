@@ -14,7 +14,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/bench/wave/floor"
 	"github.com/drainpipe/drainpipe/test/fleet"
+	"github.com/drainpipe/drainpipe/test/lambdart"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
@@ -73,6 +75,7 @@ var peers = map[string]struct {
 	"drainpipe-nofc": {false, []string{"global-default"}},
 	"nth":            {true, []string{"service-accounts"}},
 	"floor":          {true, drainpipeSchemas},
+	"floor-inproc":   {true, drainpipeSchemas},
 	"limit":          {true, []string{"exempt"}},
 }
 
@@ -123,7 +126,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	}
 	r := &result{targets: len(f.Targets()), bound: o.bound}
 	var loads []budgetLoad
-	if peer == "floor" {
+	if isFloor(peer) {
 		if r.cycle, err = measureCycle(ctx, admin, f, cycleSamples); err != nil {
 			return nil, err
 		}
@@ -167,17 +170,23 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			r.invocations, r.peak = len(invs), dp.Mapping.PeakEnvironments()
 			r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, o.memoryMB)
 		}()
-	case "floor":
-		drc := fleet.DrainpipeUser.Config(sb.RESTConfig())
-		drc.QPS, drc.Burst = -1, 0
-		dc, err := kubernetes.NewForConfig(drc)
-		if err != nil {
-			return nil, fmt.Errorf("creating the floor's client: %w", err)
+	case "floor", "floor-inproc":
+		fn := fleet.Function{Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
+			MaxConcurrency: o.concurrency, Timeout: o.timeout}
+		if peer == "floor" { // a real bootstrap: the cold start every serverless handler has
+			if fn.Bootstrap, fn.Kubeconfig, err = floorBootstrap(ctx, sb); err != nil {
+				return nil, err
+			}
+		} else { // in process: the event source's delivery, the lookup and the PATCH alone
+			drc := fleet.DrainpipeUser.Config(sb.RESTConfig())
+			drc.QPS, drc.Burst = -1, 0
+			dc, err := kubernetes.NewForConfig(drc)
+			if err != nil {
+				return nil, fmt.Errorf("creating the floor's client: %w", err)
+			}
+			fn.Func = floor.Func(ec2.NewFromConfig(fake.Config()), dc)
 		}
-		dp, err := fleet.Deploy(fake, fleet.Function{
-			Func: floorFunc(ec2.NewFromConfig(fake.Config()), dc), Cluster: f.Spec.Cluster, BatchSize: o.batch,
-			BatchWindow: o.window, MaxConcurrency: o.concurrency, Timeout: o.timeout,
-		})
+		dp, err := fleet.Deploy(fake, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +229,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		go limit(rctx, admin, f)
 	}
 	var waitErr error
-	if peer == "floor" {
+	if isFloor(peer) {
 		if waitErr = waitCordoned(rctx, obs); waitErr == nil {
 			clearTargets(rctx, admin, f)
 			waitErr = obs.WaitDrained(rctx)
@@ -250,7 +259,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		r.cost.kube -= r.neighbour.requests
 	}
 	r.cost.ec2, r.cost.asg = awsCalls(fake)
-	if peer == "floor" {
+	if isFloor(peer) {
 		r.floor(loads)
 	}
 	return r, nil
@@ -284,4 +293,21 @@ func settings(env string) []string {
 		return nil
 	}
 	return strings.Split(env, ",")
+}
+
+func isFloor(peer string) bool { return peer == "floor" || peer == "floor-inproc" }
+
+// floorBootstrap builds the floor's Lambda bootstrap into the sandbox's
+// directory, with Drainpipe's identity's kubeconfig for it.
+func floorBootstrap(ctx context.Context, sb *sandbox.Sandbox) (bootstrap, kubeconfig string, err error) {
+	kubeconfig, err = fleet.DrainpipeUser.WriteKubeconfig(sb.KubeconfigPath(), sb.Dir())
+	if err != nil {
+		return "", "", err
+	}
+	bootstrap = filepath.Join(sb.Dir(), "floor-bootstrap")
+	b := lambdart.Build{Dir: ".", Package: "./test/bench/wave/floor/bootstrap", Output: bootstrap, Strip: true}
+	if err := b.Run(ctx); err != nil {
+		return "", "", fmt.Errorf("building the floor's bootstrap: %w", err)
+	}
+	return bootstrap, kubeconfig, nil
 }
