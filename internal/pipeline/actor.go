@@ -185,14 +185,14 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	node, err := a.findNode(ctx, client, inst)
+	node, labels, err := a.locate(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) {
 		return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
 	}
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
 	}
-	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, log); stop {
+	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, labels, log); stop {
 		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,

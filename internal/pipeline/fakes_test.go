@@ -62,10 +62,13 @@ func (f *fakeInstances) Describe(_ context.Context, ids []string) (map[string]in
 	return out, nil
 }
 
-type fakeClusters struct{ err error }
+type fakeClusters struct {
+	err    error
+	client kubernetes.Interface // nil unless a test reads through it
+}
 
 func (f fakeClusters) Client(context.Context, string) (kubernetes.Interface, error) {
-	return nil, f.err
+	return f.client, f.err
 }
 
 // finder maps instance ids to node names; unknown ids are not found.
@@ -255,6 +258,7 @@ type rigOpts struct {
 	// (a missing name fails like an unknown hook).
 	timeouts map[string]time.Duration
 	nodeOf   NodeGetter // optional: the node as read, for launch hooks
+	client   kubernetes.Interface
 }
 
 // timedHooks are fakeHooks that also tell heartbeat timeouts.
@@ -318,7 +322,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		hooks = timedHooks{fakeHooks: r.hooks, timeouts: o.timeouts}
 	}
 	a, err := New(o.cfg, Deps{
-		Instances: lookup, Clusters: fakeClusters{err: o.clusterErr}, FindNode: finder(o.nodes, o.findErr),
+		Instances: lookup, Clusters: fakeClusters{err: o.clusterErr, client: o.client}, FindNode: finder(o.nodes, o.findErr),
 		NewDrainer: r.drainer.factory, Hooks: hooks, Recorder: r.rec, Clock: r.clock, NodeOf: o.nodeOf,
 		Log: slog.New(slog.NewJSONHandler(&syncWriter{w: r.logs}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})

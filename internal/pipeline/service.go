@@ -30,15 +30,19 @@ const (
 // leftToOthers says why a node is left to another controller: an EKS
 // Auto Mode node with Config.SkipAutoMode, or a Karpenter node (v1 or
 // older) with Config.SkipKarpenter; empty when Drainpipe handles it.
-func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, name string) (string, error) {
+// labels are the node's as found (nil: not read yet, so read now).
+func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, name string, labels map[string]string) (string, error) {
 	if !a.cfg.SkipKarpenter && !a.cfg.SkipAutoMode {
 		return "", nil // nothing to read
 	}
-	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("getting node %s: %w", name, err)
+	if labels == nil {
+		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("getting node %s: %w", name, err)
+		}
+		labels = node.Labels
 	}
-	if a.cfg.SkipAutoMode && node.Labels[AutoModeLabel] == AutoModeCompute {
+	if a.cfg.SkipAutoMode && labels[AutoModeLabel] == AutoModeCompute {
 		return fmt.Sprintf("node %s is an EKS Auto Mode node (%s=%s) and DRAINPIPE_AUTO_MODE_NODES=skip: "+
 			"EKS handles its interruptions", name, AutoModeLabel, AutoModeCompute), nil
 	}
@@ -46,7 +50,7 @@ func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, n
 		return "", nil
 	}
 	for _, label := range []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel} {
-		if pool, ok := node.Labels[label]; ok {
+		if pool, ok := labels[label]; ok {
 			return fmt.Sprintf("node %s belongs to Karpenter (%s=%q) and DRAINPIPE_KARPENTER_NODES=skip: "+
 				"Karpenter's interruption handling takes care of it", name, label, pool), nil
 		}
@@ -143,14 +147,14 @@ func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler
 // a terminated instance's node is only tainted out of service, Karpenter's
 // nodes may be left to it, and a rebalance redelivery must not re-cordon a
 // node an interruption has since taken. stop is true when r is the result.
-func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, log *slog.Logger) (r handler.Result, stop bool) {
+func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, labels map[string]string, log *slog.Logger) (r handler.Result, stop bool) {
 	if inst.State == "terminated" { // only with Config.OutOfService
 		r = done(fmt.Sprintf("instance is terminated but node %s remains", node))
 		r = a.outOfService(ctx, client, inst, node, r, log)
 		r.Node = node
 		return r, true
 	}
-	why, err := a.leftToOthers(ctx, client, node)
+	why, err := a.leftToOthers(ctx, client, node, labels)
 	if err != nil {
 		return retry(err.Error()), true
 	}
