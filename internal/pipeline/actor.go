@@ -185,14 +185,14 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	node, labels, err := a.locate(ctx, client, inst)
+	node, read, err := a.locate(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) {
 		return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
 	}
 	if err != nil {
 		return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
 	}
-	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, labels, log); stop {
+	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, read, log); stop {
 		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,

@@ -36,25 +36,6 @@ func (a *Actor) getNode(ctx context.Context, client kubernetes.Interface, inst i
 	return client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 }
 
-// locate finds the node on inst: with a NodeGetter, in the same read that
-// gives its labels (the cold cordon path's every read is a round trip);
-// otherwise by name alone (labels nil).
-func (a *Actor) locate(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (string, map[string]string, error) {
-	if a.nodeOf == nil {
-		name, err := a.findNode(ctx, client, inst)
-		return name, nil, err
-	}
-	node, err := a.nodeOf(ctx, client, inst)
-	if err != nil {
-		return "", nil, err
-	}
-	labels := node.Labels
-	if labels == nil {
-		labels = map[string]string{} // read, and none: no second read
-	}
-	return node.Name, labels, nil
-}
-
 // returnKinds are the kinds whose cordon a state change to running ends:
 // the instance was stopped, hibernated or rebooted and is back.
 var returnKinds = []string{string(event.KindStateChange), string(event.KindSpotInterruption),

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -27,21 +28,37 @@ const (
 	AutoModeCompute = "auto"
 )
 
+// locate finds the node on inst: with a NodeGetter, as read (the cold
+// cordon path's every read is a round trip, and the checks before the
+// drain need its labels); otherwise by name alone, read nil.
+func (a *Actor) locate(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (string, *corev1.Node, error) {
+	if a.nodeOf == nil {
+		name, err := a.findNode(ctx, client, inst)
+		return name, nil, err
+	}
+	node, err := a.nodeOf(ctx, client, inst)
+	if err != nil {
+		return "", nil, err
+	}
+	return node.Name, node, nil
+}
+
 // leftToOthers says why a node is left to another controller: an EKS
 // Auto Mode node with Config.SkipAutoMode, or a Karpenter node (v1 or
 // older) with Config.SkipKarpenter; empty when Drainpipe handles it.
-// labels are the node's as found (nil: not read yet, so read now).
-func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, name string, labels map[string]string) (string, error) {
+// read is the node as found, nil when it was not read: then it is.
+func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, name string, read *corev1.Node) (string, error) {
 	if !a.cfg.SkipKarpenter && !a.cfg.SkipAutoMode {
 		return "", nil // nothing to read
 	}
-	if labels == nil {
-		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
+	node := read
+	if node == nil {
+		var err error
+		if node, err = client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return "", fmt.Errorf("getting node %s: %w", name, err)
 		}
-		labels = node.Labels
 	}
+	labels := node.Labels
 	if a.cfg.SkipAutoMode && labels[AutoModeLabel] == AutoModeCompute {
 		return fmt.Sprintf("node %s is an EKS Auto Mode node (%s=%s) and DRAINPIPE_AUTO_MODE_NODES=skip: "+
 			"EKS handles its interruptions", name, AutoModeLabel, AutoModeCompute), nil
@@ -147,14 +164,14 @@ func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler
 // a terminated instance's node is only tainted out of service, Karpenter's
 // nodes may be left to it, and a rebalance redelivery must not re-cordon a
 // node an interruption has since taken. stop is true when r is the result.
-func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, labels map[string]string, log *slog.Logger) (r handler.Result, stop bool) {
+func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, read *corev1.Node, log *slog.Logger) (r handler.Result, stop bool) {
 	if inst.State == "terminated" { // only with Config.OutOfService
 		r = done(fmt.Sprintf("instance is terminated but node %s remains", node))
 		r = a.outOfService(ctx, client, inst, node, r, log)
 		r.Node = node
 		return r, true
 	}
-	why, err := a.leftToOthers(ctx, client, node, labels)
+	why, err := a.leftToOthers(ctx, client, node, read)
 	if err != nil {
 		return retry(err.Error()), true
 	}
