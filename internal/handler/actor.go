@@ -63,6 +63,14 @@ type Result struct {
 	RetryWithin time.Duration
 }
 
+// SoonerWithin is the tighter of two RetryWithin caps; zero is no cap.
+func SoonerWithin(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
+
 // Actor carries out tasks. The dry-run actor logs; the pipeline acts.
 type Actor interface {
 	Act(ctx context.Context, t Task) Result

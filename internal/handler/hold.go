@@ -24,9 +24,7 @@ func comeBack(r *record, results []taskResult) (hold, within time.Duration) {
 		if !res.finished || res.Status != StatusRetry {
 			continue
 		}
-		if res.RetryWithin > 0 && (within == 0 || res.RetryWithin < within) {
-			within = res.RetryWithin
-		}
+		within = SoonerWithin(within, res.RetryWithin)
 		if res.HoldFor <= 0 {
 			ordinary = true
 		}

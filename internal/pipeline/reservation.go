@@ -77,9 +77,7 @@ func fold(ids []string, results []handler.Result) handler.Result {
 			out.Status = r.Status
 		}
 		out.HoldFor = max(out.HoldFor, r.HoldFor)
-		if r.RetryWithin > 0 && (out.RetryWithin == 0 || r.RetryWithin < out.RetryWithin) {
-			out.RetryWithin = r.RetryWithin
-		}
+		out.RetryWithin = handler.SoonerWithin(out.RetryWithin, r.RetryWithin)
 		reasons[i] = ids[i] + ": " + r.Reason
 	}
 	out.Reason = strings.Join(reasons, "; ")

@@ -71,10 +71,7 @@ func (a *Actor) retryWithin(ctx context.Context, hooks []hook) time.Duration {
 		if hb := a.heartbeatTimeout(ctx, h); hb > 0 {
 			d = hb / 2
 		}
-		d = max(d.Truncate(time.Second), time.Second)
-		if within == 0 || d < within {
-			within = d
-		}
+		within = handler.SoonerWithin(within, max(d.Truncate(time.Second), time.Second))
 	}
 	return within
 }
@@ -98,9 +95,6 @@ func beforeDeadline(t handler.Task, r handler.Result, now time.Time) handler.Res
 	if nearest.IsZero() {
 		return r
 	}
-	within := max((nearest.Sub(now) / 3).Truncate(time.Second), time.Second)
-	if r.RetryWithin == 0 || within < r.RetryWithin {
-		r.RetryWithin = within
-	}
+	r.RetryWithin = handler.SoonerWithin(r.RetryWithin, max((nearest.Sub(now)/3).Truncate(time.Second), time.Second))
 	return r
 }
