@@ -42,10 +42,17 @@ type patchSpec struct {
 // drain report the node kept. A missing node is an error for which
 // apierrors.IsNotFound holds.
 func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) (Summary, error) {
+	read := req.Read
+	if read != nil && read.Name != req.Node {
+		read = nil
+	}
 	for attempt := 1; ; attempt++ {
-		node, err := d.client.CoreV1().Nodes().Get(ctx, req.Node, metav1.GetOptions{})
-		if err != nil {
-			return Summary{}, fmt.Errorf("getting node: %w", err)
+		node := read
+		if node == nil {
+			var err error
+			if node, err = d.client.CoreV1().Nodes().Get(ctx, req.Node, metav1.GetOptions{}); err != nil {
+				return Summary{}, fmt.Errorf("getting node: %w", err)
+			}
 		}
 		prev, _ := ReadSummary(node)
 		p, changed := cordonPatch(node, req, d.cfg, d.now())
@@ -66,6 +73,11 @@ func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) (Su
 		}
 		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
 			return prev, fmt.Errorf("patching node: %w", err)
+		}
+		if read != nil { // the caller's copy was old: read it now, no wait
+			read = nil
+			attempt--
+			continue
 		}
 		log.Debug("node changed while cordoning; retrying", slog.Int("attempt", attempt))
 		// The kubelet and controllers update nodes often: let them finish.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 )
@@ -36,6 +37,10 @@ type Request struct {
 	// request; zero when unknown. It is kept on the node (see
 	// AnnotationThreatTime) so an older restore cannot undo the hold.
 	EventTime time.Time
+	// Read is the node as the caller has just read it, nil when it has
+	// not: the cordon patches it without reading it again (its
+	// resourceVersion guards the patch; a stale copy is read afresh).
+	Read *corev1.Node
 }
 
 func (r Request) validate() error {

@@ -196,7 +196,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t)}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), Read: read}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than

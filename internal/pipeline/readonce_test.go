@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/policy"
@@ -36,7 +37,8 @@ func TestNodeReadOnceBeforeTheCordon(t *testing.T) {
 			nodeOf := func(context.Context, kubernetes.Interface, instance.Instance) (*corev1.Node, error) {
 				return found, nil
 			}
-			r := newRig(t, rigOpts{client: client, nodeOf: nodeOf, cfg: Config{SkipAutoMode: true, SkipKarpenter: true}})
+			d := &fakeDrainer{report: drain.Report{Done: true}}
+			r := newRig(t, rigOpts{client: client, nodeOf: nodeOf, drainer: d, cfg: Config{SkipAutoMode: true, SkipKarpenter: true}})
 			got := r.actor.Act(context.Background(), task(policy.ActionCordonAndDrain, 1, spot(t0)))
 			if got.Status != tt.want || !strings.Contains(got.Reason, tt.reason) {
 				t.Errorf("Act = {%s %q}, want %s with %q", statusName(got.Status), got.Reason, statusName(tt.want), tt.reason)
@@ -44,6 +46,13 @@ func TestNodeReadOnceBeforeTheCordon(t *testing.T) {
 			for _, a := range client.Actions() {
 				if a.GetResource().Resource == "nodes" {
 					t.Errorf("node read again before the cordon: %s %s", a.GetVerb(), a.GetResource().Resource)
+				}
+			}
+			// The drainer gets the node as found, so its cordon need not
+			// read it either.
+			for _, req := range d.reqs {
+				if req.Read != found {
+					t.Errorf("drain request for %s carries read node %v, want the node as found", req.Node, req.Read)
 				}
 			}
 		})
