@@ -20,7 +20,8 @@ import (
 // server and checks, by the flow schema and priority level the server
 // names in its answers, that Drainpipe's requests (any user in group
 // drainpipe) are served by its own level, its node requests by a schema
-// (so a flow) of their own, and another tenant's by neither.
+// and a level of their own (no cordon queues behind an eviction), and
+// another tenant's by neither.
 func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 	sb := sandbox.ForTest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -29,18 +30,21 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wantPL flowcontrolv1.PriorityLevelConfiguration
+	var wantPL, wantNodesPL flowcontrolv1.PriorityLevelConfiguration
 	var nodesFS, restFS flowcontrolv1.FlowSchema
-	decodeManifest(t, "flowcontrol.yaml", &wantPL, &nodesFS, &restFS)
-	schemas, pl, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
+	decodeManifest(t, "flowcontrol.yaml", &wantPL, &wantNodesPL, &nodesFS, &restFS)
+	schemas, levels, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	uid := map[string]string{}
 	for _, fs := range schemas {
 		uid[fs.Name] = string(fs.UID)
-		if fs.Spec.PriorityLevelConfiguration.Name != pl.Name {
-			t.Errorf("FlowSchema %s points at level %q, want %q", fs.Name, fs.Spec.PriorityLevelConfiguration.Name, pl.Name)
+	}
+	want := map[string]string{nodesFS.Name: wantNodesPL.Name, restFS.Name: wantPL.Name}
+	for fs, pl := range want {
+		if levels[pl] == nil {
+			t.Fatalf("level %s of schema %s not applied", pl, fs)
 		}
 	}
 
@@ -50,6 +54,7 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 		{"/api/v1/nodes/some-node", nodesFS.Name},
 		{"/api/v1/namespaces/default/configmaps", restFS.Name},
 	} {
+		pl := levels[want[tc.schema]]
 		var gotFS, gotPL string
 		err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			gotFS, gotPL = classified(ctx, t, sb.RESTConfig(), "drainpipe-function", "drainpipe", tc.path)
@@ -59,8 +64,10 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 			t.Errorf("GET %s as group drainpipe was served by flow schema %s, level %s; want %s (%s), %s (%s)",
 				tc.path, gotFS, gotPL, uid[tc.schema], tc.schema, pl.UID, pl.Name)
 		}
-		if otherFS, otherPL := classified(ctx, t, sb.RESTConfig(), "neighbour", "tenants", tc.path); otherFS == uid[tc.schema] || otherPL == string(pl.UID) {
-			t.Errorf("another tenant's GET %s was served by Drainpipe's flow schema or level", tc.path)
+		for _, other := range levels {
+			if otherFS, otherPL := classified(ctx, t, sb.RESTConfig(), "neighbour", "tenants", tc.path); otherFS == uid[tc.schema] || otherPL == string(other.UID) {
+				t.Errorf("another tenant's GET %s was served by Drainpipe's flow schema or level", tc.path)
+			}
 		}
 	}
 
@@ -77,7 +84,8 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 		}
 	}
 	if nodesFS.Spec.MatchingPrecedence >= restFS.Spec.MatchingPrecedence || restFS.Spec.MatchingPrecedence >= 9000 ||
-		wantPL.Spec.Limited == nil || *wantPL.Spec.Limited.BorrowingLimitPercent != 0 {
+		wantPL.Spec.Limited == nil || *wantPL.Spec.Limited.BorrowingLimitPercent != 0 ||
+		wantNodesPL.Spec.Limited == nil || *wantNodesPL.Spec.Limited.BorrowingLimitPercent != 0 {
 		t.Errorf("flowcontrol.yaml: precedences %d < %d < 9000 (the node schema first, both before service-accounts) and a level that does not borrow",
 			nodesFS.Spec.MatchingPrecedence, restFS.Spec.MatchingPrecedence)
 	}

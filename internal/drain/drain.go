@@ -41,6 +41,10 @@ type Request struct {
 	// not: the cordon patches it without reading it again (its
 	// resourceVersion guards the patch; a stale copy is read afresh).
 	Read *corev1.Node
+	// AfterCordon, when set, is called once the node is cordoned and
+	// before any eviction (the pipeline holds a batch's evictions until
+	// all its nodes are cordoned).
+	AfterCordon func(ctx context.Context)
 }
 
 func (r Request) validate() error {
@@ -135,6 +139,9 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	prev, err := d.cordon(ctx, req, log)
 	if err != nil {
 		return rep, fmt.Errorf("cordoning %s: %w", req.Node, err)
+	}
+	if req.Evict && req.AfterCordon != nil {
+		req.AfterCordon(ctx)
 	}
 	if !req.Evict {
 		rep.Done = true

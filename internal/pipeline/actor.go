@@ -54,6 +54,8 @@ type Actor struct {
 	timeouts   HookTimeouts // nil when Hooks cannot tell
 	sweep      func(ctx context.Context) handler.Result
 	groups     *group.Limiter
+	gates      gates  // each prepared batch's: cordons before evictions
+	parked     func() // test seam: a task's evictions wait for its batch
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -106,6 +108,7 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	if t.InstanceID == "" && t.Reservation != "" {
 		return a.actOnReservation(ctx, t)
 	}
+	defer a.gates.leave(t.InstanceID)
 	start := a.clock.Now()
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
@@ -196,7 +199,8 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return r
 	}
 	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), Read: read}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), Read: read,
+		AfterCordon: a.afterCordon(t.InstanceID)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than

@@ -91,11 +91,17 @@ type fakeDrainer struct {
 	report    drain.Report
 	err       error
 	during    func(ctx context.Context) // runs inside Run, e.g. to tick the clock
+	// run, when set, plays the drain's part of a Run between its cordon
+	// and its evictions (the request's AfterCordon).
+	run func(ctx context.Context, req drain.Request)
 }
 
 func (f *fakeDrainer) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
 	if f.during != nil {
 		f.during(ctx)
+	}
+	if f.run != nil {
+		f.run(ctx, req)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -117,10 +117,13 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 //
 // The heartbeats and the lookup all run at once: one after another, a
 // batch of ten hooked records waited for ten heartbeats and the lookup
-// before its first cordon (a second at the 200-node wave's p99).
+// before its first cordon (a second at the 200-node wave's p99). It also
+// opens the batch's gate: each drain evicts only once every node of the
+// batch is cordoned (afterCordon).
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 	var wg sync.WaitGroup
 	ids := make([]string, 0, len(tasks))
+	var drains []string // the batch's cordons, each evicting after all
 	for _, t := range tasks {
 		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
 		if len(hooks) > 0 {
@@ -128,8 +131,12 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 		}
 		if _, restore := restoreOf(t); t.InstanceID != "" && (acts(t.Action) || restore) {
 			ids = append(ids, t.InstanceID)
+			if !restore {
+				drains = append(drains, t.InstanceID)
+			}
 		}
 	}
+	a.gates.open(drains)
 	a.lookups.prepare(ctx, ids)
 	wg.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,39 +20,59 @@ import (
 )
 
 // ApplyFlowControl applies deploy/flowcontrol.yaml: Drainpipe's
-// PriorityLevelConfiguration, then its FlowSchemas, in the file's order.
-func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) ([]*flowcontrolv1.FlowSchema, *flowcontrolv1.PriorityLevelConfiguration, error) {
+// PriorityLevelConfigurations, then its FlowSchemas, in the file's order
+// (the levels come first in it). It returns the schemas and the levels by
+// name.
+func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) ([]*flowcontrolv1.FlowSchema, map[string]*flowcontrolv1.PriorityLevelConfiguration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	var pl flowcontrolv1.PriorityLevelConfiguration
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	if err := dec.Decode(&pl); err != nil || pl.Kind != "PriorityLevelConfiguration" {
-		return nil, nil, fmt.Errorf("reading the PriorityLevelConfiguration of %s (kind %q): %v", path, pl.Kind, err)
-	}
+	var levels []flowcontrolv1.PriorityLevelConfiguration
 	var schemas []flowcontrolv1.FlowSchema
+	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
-		var fs flowcontrolv1.FlowSchema
-		err := dec.Decode(&fs)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil || fs.Kind != "FlowSchema" {
-			return nil, nil, fmt.Errorf("reading a FlowSchema of %s (kind %q): %v", path, fs.Kind, err)
+		var meta metav1.TypeMeta
+		if err == nil {
+			err = json.Unmarshal(raw, &meta)
 		}
-		schemas = append(schemas, fs)
+		switch {
+		case err != nil:
+			return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+		case meta.Kind == "PriorityLevelConfiguration" && len(schemas) == 0:
+			var pl flowcontrolv1.PriorityLevelConfiguration
+			err = json.Unmarshal(raw, &pl)
+			levels = append(levels, pl)
+		case meta.Kind == "FlowSchema":
+			var fs flowcontrolv1.FlowSchema
+			err = json.Unmarshal(raw, &fs)
+			schemas = append(schemas, fs)
+		default:
+			return nil, nil, fmt.Errorf("%s: a %s where levels then schemas are expected", path, meta.Kind)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading a %s of %s: %w", meta.Kind, path, err)
+		}
 	}
-	if len(schemas) == 0 {
-		return nil, nil, fmt.Errorf("%s has no FlowSchema", path)
+	if len(levels) == 0 || len(schemas) == 0 {
+		return nil, nil, fmt.Errorf("%s has %d levels and %d schemas, want some of each", path, len(levels), len(schemas))
 	}
 	api := c.FlowcontrolV1()
-	gotPL, err := api.PriorityLevelConfigurations().Create(ctx, &pl, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		gotPL, err = api.PriorityLevelConfigurations().Get(ctx, pl.Name, metav1.GetOptions{})
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating PriorityLevelConfiguration %s: %w", pl.Name, err)
+	gotPL := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
+	for i := range levels {
+		pl, err := api.PriorityLevelConfigurations().Create(ctx, &levels[i], metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			pl, err = api.PriorityLevelConfigurations().Get(ctx, levels[i].Name, metav1.GetOptions{})
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating PriorityLevelConfiguration %s: %w", levels[i].Name, err)
+		}
+		gotPL[pl.Name] = pl
 	}
 	var got []*flowcontrolv1.FlowSchema
 	for i := range schemas {
