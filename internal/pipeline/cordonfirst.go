@@ -12,18 +12,30 @@ import (
 // first token) must not hold the others' drains for long.
 const cordonFirstWait = time.Second
 
+// cordonLead is how long after its batch was prepared a drain may start
+// evicting, at the earliest. A wave's notices arrive together and start
+// several environments within a fraction of a second; each cordons its
+// batch in a few hundred milliseconds on a quiet API server. Evictions
+// fired sooner load the API server while the other environments' cordons
+// are on their way (in the 200-node wave those took up to 2 s then), and
+// their replacements may be scheduled onto nodes of the wave not yet
+// cordoned, to be moved again.
+const cordonLead = time.Second
+
 // batchGate holds a batch's evictions until every task of the batch has
-// cordoned its node or ended: an environment's first drains used to fire
-// their evictions while its last cordons were on their way, and those
-// cordons then waited behind them (seconds, in the 200-node wave).
+// cordoned its node or ended, and cordonLead has passed since the batch
+// was prepared: an environment's first drains used to fire their
+// evictions while its last cordons were on their way, and those cordons
+// then waited behind them (seconds, in the 200-node wave).
 type batchGate struct {
-	mu   sync.Mutex
-	left map[string]bool // instances yet to cordon or end
-	all  chan struct{}   // closed once none is left
+	mu     sync.Mutex
+	left   map[string]bool // instances yet to cordon or end
+	all    chan struct{}   // closed once none is left
+	opened time.Time
 }
 
-func newBatchGate(ids []string) *batchGate {
-	g := &batchGate{left: map[string]bool{}, all: make(chan struct{})}
+func newBatchGate(ids []string, now time.Time) *batchGate {
+	g := &batchGate{left: map[string]bool{}, all: make(chan struct{}), opened: now}
 	for _, id := range ids {
 		g.left[id] = true
 	}
@@ -52,12 +64,12 @@ type gates struct {
 	of map[string]*batchGate
 }
 
-// open starts a gate for a batch's instances.
-func (gs *gates) open(ids []string) {
+// open starts a gate for a batch's instances, at now.
+func (gs *gates) open(ids []string, now time.Time) {
 	if len(ids) < 2 {
-		return // a lone task waits for nobody
+		return // a lone task is no wave: it waits for nobody
 	}
-	g := newBatchGate(ids)
+	g := newBatchGate(ids, now)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	if gs.of == nil {
@@ -87,8 +99,9 @@ func (gs *gates) leave(id string) {
 }
 
 // afterCordon is the drain request's AfterCordon for id: it says id has
-// cordoned, then waits for the rest of the batch, cordonFirstWait at
-// most, or until ctx ends. Nil without a gate.
+// cordoned, then waits for the rest of the batch (cordonFirstWait at
+// most) and until the Actor's lead has passed since the batch was
+// prepared, or until ctx ends. Nil without a gate.
 func (a *Actor) afterCordon(id string) func(context.Context) {
 	g := a.gates.get(id)
 	if g == nil {
@@ -98,18 +111,25 @@ func (a *Actor) afterCordon(id string) func(context.Context) {
 		g.arrive(id)
 		select {
 		case <-g.all:
-			return
 		default:
+			a.wait(ctx, "batch", cordonFirstWait, g.all)
 		}
-		if a.parked != nil {
-			a.parked()
+		if rest := g.opened.Add(a.lead).Sub(a.clock.Now()); rest > 0 {
+			a.wait(ctx, "lead", rest, nil)
 		}
-		t := a.clock.NewTicker(cordonFirstWait)
-		defer t.Stop()
-		select {
-		case <-g.all:
-		case <-t.C():
-		case <-ctx.Done():
-		}
+	}
+}
+
+// wait waits for done, d on the Actor's clock, or ctx, whichever is first.
+func (a *Actor) wait(ctx context.Context, what string, d time.Duration, done <-chan struct{}) {
+	t := a.clock.NewTicker(d)
+	defer t.Stop()
+	if a.parked != nil {
+		a.parked(what)
+	}
+	select {
+	case <-done:
+	case <-t.C():
+	case <-ctx.Done():
 	}
 }
