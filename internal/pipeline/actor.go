@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -55,9 +54,8 @@ type Actor struct {
 	timeouts   HookTimeouts // nil when Hooks cannot tell
 	sweep      func(ctx context.Context) handler.Result
 	groups     *group.Limiter
-	gates      gates         // each prepared batch's: cordons before evictions
-	lead       time.Duration // cordonLead; a batch's evictions wait for it
-	parked     func(string)  // test seam: a drain waits ("batch", "lead")
+	gates      gates  // each prepared batch's: cordons before evictions
+	parked     func() // test seam: a drain waits for the rest of its batch
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -93,7 +91,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep,
-		groups: d.Groups, lead: cordonLead,
+		groups: d.Groups,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)
 	a.keeper = newKeeper(a)

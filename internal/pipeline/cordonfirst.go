@@ -12,30 +12,19 @@ import (
 // first token) must not hold the others' drains for long.
 const cordonFirstWait = time.Second
 
-// cordonLead is how long after its batch was prepared a drain may start
-// evicting, at the earliest. A wave's notices arrive together and start
-// several environments within a fraction of a second; each cordons its
-// batch in a few hundred milliseconds on a quiet API server. Evictions
-// fired sooner load the API server while the other environments' cordons
-// are on their way (in the 200-node wave those took up to 2 s then), and
-// their replacements may be scheduled onto nodes of the wave not yet
-// cordoned, to be moved again.
-const cordonLead = time.Second
-
 // batchGate holds a batch's evictions until every task of the batch has
-// cordoned its node or ended, and cordonLead has passed since the batch
-// was prepared: an environment's first drains used to fire their
-// evictions while its last cordons were on their way, and those cordons
-// then waited behind them (seconds, in the 200-node wave).
+// cordoned its node or ended: an environment's first drains used to fire
+// their evictions while its last cordons were on their way, and those
+// cordons then waited behind them (seconds, in the 200-node wave). No
+// replacement of an evicted pod lands on a node of the batch meanwhile.
 type batchGate struct {
-	mu     sync.Mutex
-	left   map[string]bool // instances yet to cordon or end
-	all    chan struct{}   // closed once none is left
-	opened time.Time
+	mu   sync.Mutex
+	left map[string]bool // instances yet to cordon or end
+	all  chan struct{}   // closed once none is left
 }
 
-func newBatchGate(ids []string, now time.Time) *batchGate {
-	g := &batchGate{left: map[string]bool{}, all: make(chan struct{}), opened: now}
+func newBatchGate(ids []string) *batchGate {
+	g := &batchGate{left: map[string]bool{}, all: make(chan struct{})}
 	for _, id := range ids {
 		g.left[id] = true
 	}
@@ -64,12 +53,12 @@ type gates struct {
 	of map[string]*batchGate
 }
 
-// open starts a gate for a batch's instances, at now.
-func (gs *gates) open(ids []string, now time.Time) {
+// open starts a gate for a batch's instances.
+func (gs *gates) open(ids []string) {
 	if len(ids) < 2 {
-		return // a lone task is no wave: it waits for nobody
+		return // a lone task waits for nobody
 	}
-	g := newBatchGate(ids, now)
+	g := newBatchGate(ids)
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
 	if gs.of == nil {
@@ -99,9 +88,8 @@ func (gs *gates) leave(id string) {
 }
 
 // afterCordon is the drain request's AfterCordon for id: it says id has
-// cordoned, then waits for the rest of the batch (cordonFirstWait at
-// most) and until the Actor's lead has passed since the batch was
-// prepared, or until ctx ends. Nil without a gate.
+// cordoned, then waits for the rest of the batch, cordonFirstWait at
+// most, or until ctx ends. Nil without a gate.
 func (a *Actor) afterCordon(id string) func(context.Context) {
 	g := a.gates.get(id)
 	if g == nil {
@@ -112,20 +100,17 @@ func (a *Actor) afterCordon(id string) func(context.Context) {
 		select {
 		case <-g.all:
 		default:
-			a.wait(ctx, "batch", cordonFirstWait, g.all)
-		}
-		if rest := g.opened.Add(a.lead).Sub(a.clock.Now()); rest > 0 {
-			a.wait(ctx, "lead", rest, nil)
+			a.wait(ctx, cordonFirstWait, g.all)
 		}
 	}
 }
 
 // wait waits for done, d on the Actor's clock, or ctx, whichever is first.
-func (a *Actor) wait(ctx context.Context, what string, d time.Duration, done <-chan struct{}) {
+func (a *Actor) wait(ctx context.Context, d time.Duration, done <-chan struct{}) {
 	t := a.clock.NewTicker(d)
 	defer t.Stop()
 	if a.parked != nil {
-		a.parked(what)
+		a.parked()
 	}
 	select {
 	case <-done:

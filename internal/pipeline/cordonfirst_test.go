@@ -47,9 +47,8 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 		nodes:     map[string]string{instID: nodeName, other: otherNode},
 		drainer:   d,
 	})
-	r.actor.lead = 0 // the next test's
 	var once sync.Once
-	r.actor.parked = func(string) { once.Do(func() { close(parked) }) }
+	r.actor.parked = func() { once.Do(func() { close(parked) }) }
 	spot2 := spot(t0)
 	spot2.Instances = []string{other}
 	tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
@@ -67,82 +66,5 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 	}
 	if want["evict "+nodeName] < want["cordon "+otherNode] {
 		t.Errorf("order %v: want every cordon of the batch before its first eviction", order)
-	}
-}
-
-// A batch's evictions start no sooner than cordonLead after it was
-// prepared, even with every node cordoned: the wave's other environments
-// are cordoning meanwhile.
-func TestBatchEvictsAfterTheLead(t *testing.T) {
-	const other, otherNode = "i-0fedcba9876543210", "ip-10-0-1-24.eu-west-1.compute.internal"
-	inst2 := ourInstance()
-	inst2.ID, inst2.PrivateDNSName = other, otherNode
-	var mu sync.Mutex
-	evicted := 0
-	d := &fakeDrainer{report: drain.Report{Done: true}, run: func(ctx context.Context, req drain.Request) {
-		if req.AfterCordon != nil {
-			req.AfterCordon(ctx)
-		}
-		mu.Lock()
-		evicted++
-		mu.Unlock()
-	}}
-	clock := &fakeClock{now: t0, made: make(chan *fakeTicker, 16)}
-	r := newRig(t, rigOpts{
-		instances: map[string]instance.Instance{instID: ourInstance(), other: inst2},
-		nodes:     map[string]string{instID: nodeName, other: otherNode},
-		drainer:   d, clock: clock,
-	})
-	leads := make(chan struct{}, 4)
-	r.actor.parked = func(what string) {
-		if what == "lead" {
-			leads <- struct{}{}
-		}
-	}
-	spot2 := spot(t0)
-	spot2.Instances = []string{other}
-	tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
-		{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: 1}}
-	ctx := context.Background()
-	r.actor.Prepare(ctx, tasks)
-	var wg sync.WaitGroup
-	for _, tk := range tasks {
-		wg.Go(func() { r.actor.Act(ctx, tk) })
-	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-	for range 2 {
-		select {
-		case <-leads:
-		case <-finished:
-			t.Fatal("the batch evicted without waiting for the lead")
-		}
-	}
-	mu.Lock()
-	early := evicted
-	mu.Unlock()
-	if early != 0 {
-		t.Errorf("%d drains evicted before the lead had passed", early)
-	}
-	done := make(chan struct{})
-	go func() { // the lead passes: every ticker made so far fires
-		for {
-			select {
-			case tk := <-clock.made:
-				go func() {
-					select {
-					case tk.c <- t0.Add(cordonLead):
-					case <-done:
-					}
-				}()
-			case <-done:
-				return
-			}
-		}
-	}()
-	<-finished
-	close(done)
-	if evicted != 2 {
-		t.Errorf("%d drains evicted after the lead, want 2", evicted)
 	}
 }

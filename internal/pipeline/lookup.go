@@ -136,7 +136,7 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 			}
 		}
 	}
-	a.gates.open(drains, a.clock.Now())
+	a.gates.open(drains)
 	a.lookups.prepare(ctx, ids)
 	wg.Wait()
 }
