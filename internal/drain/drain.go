@@ -140,13 +140,13 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("cordoning %s: %w", req.Node, err)
 	}
-	if req.Evict && req.AfterCordon != nil {
-		req.AfterCordon(ctx)
-	}
 	if !req.Evict {
 		rep.Done = true
 		rep.Elapsed = d.now().Sub(start)
 		return rep, nil
+	}
+	if req.AfterCordon != nil {
+		req.AfterCordon(ctx)
 	}
 	r, err := d.newRun(ctx, req, log)
 	if err != nil {

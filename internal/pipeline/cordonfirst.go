@@ -99,22 +99,18 @@ func (a *Actor) afterCordon(id string) func(context.Context) {
 		g.arrive(id)
 		select {
 		case <-g.all:
+			return
 		default:
-			a.wait(ctx, cordonFirstWait, g.all)
 		}
-	}
-}
-
-// wait waits for done, d on the Actor's clock, or ctx, whichever is first.
-func (a *Actor) wait(ctx context.Context, d time.Duration, done <-chan struct{}) {
-	t := a.clock.NewTicker(d)
-	defer t.Stop()
-	if a.parked != nil {
-		a.parked()
-	}
-	select {
-	case <-done:
-	case <-t.C():
-	case <-ctx.Done():
+		t := a.clock.NewTicker(cordonFirstWait)
+		defer t.Stop()
+		if a.parked != nil {
+			a.parked()
+		}
+		select {
+		case <-g.all:
+		case <-t.C():
+		case <-ctx.Done():
+		}
 	}
 }

@@ -43,7 +43,7 @@ func bestPlan(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, order []st
 	queues = map[string][]podRef{}
 	for i := range pods {
 		p := &pods[i]
-		if _, ok := rank[p.Spec.NodeName]; !ok || isDaemon(p) || !fleet.Evictable(p) {
+		if _, ok := rank[p.Spec.NodeName]; !ok || !fleet.Evictable(p) { // DaemonSet pods are not
 			continue
 		}
 		ref := podRef{ns: p.Namespace, name: p.Name, node: p.Spec.NodeName}
