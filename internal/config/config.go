@@ -42,6 +42,10 @@ type Config struct {
 	// MaxEventAge is how long after its deadline (or its time, when it has
 	// none) an interruption is still acted on; 0 means forever.
 	MaxEventAge time.Duration
+	// GiveWayAfter is how long a batch on its first delivery runs before
+	// it hands its unfinished records back to messages waiting in the
+	// queue (handler.GiveWay); 0 never.
+	GiveWayAfter time.Duration
 	// KubeQPS and KubeBurst rate-limit the Kubernetes client.
 	KubeQPS   float32
 	KubeBurst int
@@ -117,6 +121,7 @@ func Default() Config {
 		MaxReceiveCount:     5,
 		RetryDelay:          15 * time.Second,
 		MaxEventAge:         time.Hour,
+		GiveWayAfter:        10 * time.Second,
 		KubeQPS:             200,
 		KubeBurst:           400,
 		EvictionConcurrency: 50,
@@ -141,6 +146,9 @@ func Default() Config {
 // (internal/redeliver.MaxDelay): a retried drain must come back often
 // enough to heartbeat its lifecycle hook.
 const MaxRetryDelay = 5 * time.Minute
+
+// maxFunctionTimeout is Lambda's longest function timeout.
+const maxFunctionTimeout = 15 * time.Minute
 
 // Prefix starts every variable's name.
 const Prefix = "DRAINPIPE_"
@@ -171,6 +179,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.positiveInt("MAX_RECEIVE_COUNT", &c.MaxReceiveCount)
 	r.parse("RETRY_DELAY", func(v string) (err error) { c.RetryDelay, err = parseRetryDelay(v); return err })
 	r.duration("MAX_EVENT_AGE", &c.MaxEventAge)
+	r.durationUpTo("GIVE_WAY_AFTER", "10s", maxFunctionTimeout, &c.GiveWayAfter)
 	r.parse("KUBE_QPS", func(v string) (err error) { c.KubeQPS, err = parseQPS(v); return err })
 	r.positiveInt("KUBE_BURST", &c.KubeBurst)
 	r.positiveInt("EVICTION_CONCURRENCY", &c.EvictionConcurrency)

@@ -54,6 +54,7 @@ func TestLoadEverything(t *testing.T) {
 		"DRAINPIPE_MAX_RECEIVE_COUNT":           "3",
 		"DRAINPIPE_MAX_EVENT_AGE":               "0",
 		"DRAINPIPE_RETRY_DELAY":                 "0",
+		"DRAINPIPE_GIVE_WAY_AFTER":              "0",
 		"DRAINPIPE_KUBE_QPS":                    "7.5",
 		"DRAINPIPE_KUBE_BURST":                  "15",
 		"DRAINPIPE_EVICTION_CONCURRENCY":        "4",
@@ -110,6 +111,23 @@ func TestLoadEverything(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+}
+
+// A batch gives way after 10 s by default; 0 turns it off, and anything
+// but a duration up to the function's longest timeout is refused.
+func TestLoadGiveWayAfter(t *testing.T) {
+	if c, err := Load(env(nil)); err != nil || c.GiveWayAfter != 10*time.Second {
+		t.Errorf("default GiveWayAfter = %s, %v; want 10s", c.GiveWayAfter, err)
+	}
+	if c, err := Load(env(map[string]string{"DRAINPIPE_GIVE_WAY_AFTER": "30s"})); err != nil || c.GiveWayAfter != 30*time.Second {
+		t.Errorf("GiveWayAfter = %s, %v; want 30s", c.GiveWayAfter, err)
+	}
+	for _, v := range []string{"-1s", "16m", "soon"} {
+		_, err := Load(env(map[string]string{"DRAINPIPE_GIVE_WAY_AFTER": v}))
+		if err == nil || !strings.Contains(err.Error(), "DRAINPIPE_GIVE_WAY_AFTER") {
+			t.Errorf("DRAINPIPE_GIVE_WAY_AFTER=%s: Load error %v, want one naming it", v, err)
+		}
 	}
 }
 

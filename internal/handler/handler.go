@@ -52,6 +52,9 @@ type Options struct {
 	// smallest Result.RetryWithin) instead of passing it to OnRetry; same
 	// context as OnRetry.
 	OnHold func(ctx context.Context, held events.SQSMessage, after time.Duration)
+	// GiveWay, when on, lets a batch hand its records back while other
+	// messages wait in its queue.
+	GiveWay GiveWay
 	// SweepRule is the ARN (or name) of the schedule rule whose Scheduled
 	// Events are sweeps (DRAINPIPE_SWEEP_RULE); scheduled events from other
 	// rules are ignored with a reason. Empty: no sweep.
@@ -86,7 +89,7 @@ func New(o Options) *Handler {
 func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
 	p := h.plan(batch.Records, originOf(ctx))
-	results := h.run(ctx, p.tasks)
+	results, gave := h.run(ctx, p.tasks, queueOf(batch.Records))
 
 	// An empty list, not null: the documented shape for "whole batch done".
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
@@ -98,7 +101,7 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
-			after, within := comeBack(r, results)
+			after, within := comeBack(r, results, gave, h.opts.GiveWay.Hold)
 			if after > 0 && h.opts.OnHold != nil {
 				held = append(held, heldRecord{batch.Records[i], capHold(after, within)})
 			} else {

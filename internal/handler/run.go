@@ -23,8 +23,9 @@ type batchPreparer interface {
 // run acts on every task, at most Concurrency at once. It returns when all
 // tasks are finished or the deadline (less half the reserve) has come;
 // tasks not finished by then are left unfinished in the results, and the
-// records behind them are retried.
-func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
+// records behind them are retried. gave lists the tasks the batch gave
+// back to queue (see GiveWay), nil when it did not give way.
+func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []taskResult, gave []int) {
 	// The tasks' context ends when run returns, in every case: the actor
 	// keeps hooks its tasks left pending heartbeated until then.
 	actCtx, cancelAll := context.WithCancel(ctx)
@@ -38,8 +39,11 @@ func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
 		defer cancelWait()
 	}
 	if actCtx.Err() != nil && ctx.Err() == nil {
-		return h.cannotAct(ctx, tasks)
+		return h.cannotAct(ctx, tasks), nil
 	}
+	yield, give := context.WithCancelCause(context.Background())
+	defer give(nil)
+	actCtx = WithYield(actCtx, yield)
 
 	// An actor that can look a whole batch up at once (one EC2 call
 	// instead of one per instance) gets the chance before dispatch.
@@ -74,15 +78,34 @@ func (h *Handler) run(ctx context.Context, tasks []Task) []taskResult {
 		}
 		wg.Wait()
 	}()
+	open := func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		var left []int
+		for i, r := range results {
+			if !r.finished {
+				left = append(left, i)
+			}
+		}
+		return left
+	}
+	watchCtx, stopWatch := context.WithCancel(waitCtx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		gave = h.watch(watchCtx, queue, tasks, open, give)
+	}()
 	select {
 	case <-allDone:
 	case <-waitCtx.Done():
 	}
+	stopWatch()
+	<-watched
 	// Actors still running may finish later; they write into results,
 	// which this copy no longer shares.
 	mu.Lock()
 	defer mu.Unlock()
-	return append([]taskResult(nil), results...)
+	return append([]taskResult(nil), results...), gave
 }
 
 // act calls the actor, turning a panic into a retry: one bad task must not
@@ -96,6 +119,9 @@ func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 	}()
 	if err := ctx.Err(); err != nil {
 		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", err)}
+	}
+	if y := Yielding(ctx); y.Err() != nil {
+		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", context.Cause(y))}
 	}
 	return h.opts.Actor.Act(ctx, t)
 }

@@ -180,8 +180,9 @@ func requiredTag(t config.Tag) string {
 func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
 	var onRetry func(context.Context, []handler.Retried)
 	var onHold func(context.Context, events.SQSMessage, time.Duration)
+	var sched *redeliver.Scheduler
 	if queue != nil {
-		sched := redeliver.New(queue, cfg.RetryDelay, log)
+		sched = newScheduler(cfg, queue, log)
 		onHold = sched.Hold
 		onRetry = func(ctx context.Context, retried []handler.Retried) {
 			rs := make([]redeliver.Retry, len(retried))
@@ -202,6 +203,31 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnRetry:         onRetry,
 		Accept:          cfg.Accept,
 		OnHold:          onHold,
+		GiveWay:         giveWay(cfg, sched),
 		SweepRule:       cfg.SweepRule,
 	})
+}
+
+func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *redeliver.Scheduler {
+	return redeliver.New(queue, cfg.RetryDelay, log)
+}
+
+// Giving way: the queue is asked every giveWayEvery once a batch has run
+// DRAINPIPE_GIVE_WAY_AFTER, and the records given back stay away
+// giveWayHold, enough for the event source's pollers (always receiving)
+// to take the messages waiting first.
+const (
+	giveWayEvery = 5 * time.Second
+	giveWayHold  = 5 * time.Second
+)
+
+// giveWay configures the handler's giving way: off without a queue to ask
+// (sched nil), and when maxReceiveCount leaves fewer than two deliveries
+// after the first, since the one given back would be the last, which
+// completes a hook whatever its node holds.
+func giveWay(cfg config.Config, sched *redeliver.Scheduler) handler.GiveWay {
+	if sched == nil || cfg.GiveWayAfter <= 0 || cfg.MaxReceiveCount < 3 {
+		return handler.GiveWay{}
+	}
+	return handler.GiveWay{After: cfg.GiveWayAfter, Every: giveWayEvery, Hold: giveWayHold, Waiting: sched.Waiting}
 }

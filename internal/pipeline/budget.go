@@ -66,9 +66,17 @@ func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Durati
 }
 
 // budget bounds the drain by the context's deadline less the reserve and by
-// the instance's deadline (measured on the Actor's clock).
+// the instance's deadline (measured on the Actor's clock); it also ends,
+// with the batch's cause, when the batch gives way (handler.Yielding),
+// while ctx itself lives on to settle the hooks.
 func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
 	cancels := []context.CancelFunc{}
+	if y := handler.Yielding(ctx); y.Done() != nil {
+		var c context.CancelCauseFunc
+		ctx, c = context.WithCancelCause(ctx)
+		stop := context.AfterFunc(y, func() { c(context.Cause(y)) })
+		cancels = append(cancels, func() { stop(); c(nil) })
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		var c context.CancelFunc
 		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.HookReserve))

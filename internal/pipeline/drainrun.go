@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -55,6 +56,8 @@ func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req dr
 			less = fmt.Sprintf(" (less the %s safety margin)", margin)
 		}
 		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
+	case errors.Is(context.Cause(dctx), handler.ErrGaveWay):
+		return retry(fmt.Sprintf("node %s: %v (%s)", req.Node, context.Cause(dctx), summary(rep)))
 	}
 	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
 		req.Node, summary(rep)))
