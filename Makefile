@@ -118,7 +118,7 @@ WAVE_ARGS ?=
 bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs an NTH-style peer vs the limit (~15 min)
 	$(GO) run ./test/bench/wave -bootstrap $(DIST)/local/bootstrap $(WAVE_ARGS)
 
-chaos: sandbox-build build-local ## fault matrix: eleven faults injected into waves on the fleet rig, a table and the invariants (~15 min; CHAOS_ARGS='-run name,name -nodes N')
+chaos: sandbox-build build-local ## fault matrix: twelve faults injected into waves on the fleet rig, a table and the invariants (~15 min; CHAOS_ARGS='-run name,name -nodes N')
 	$(GO) run ./test/bench/chaos -bootstrap $(DIST)/local/bootstrap $(CHAOS_ARGS)
 
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS

@@ -20,7 +20,7 @@ import (
 func Scenarios() []Scenario {
 	return []Scenario{
 		killed(), apiserverRestarted(), etcdPaused(), awsThrottled(), visibilityFailing(),
-		duplicated(), shortTimeout(), apfFlood(), budgetNeverAllows(), endpointChanged(), restoresDropped(),
+		duplicated(), shortTimeout(), apfFlood(), budgetNeverAllows(), endpointChanged(), restoresDropped(), waveWider(),
 	}
 }
 
