@@ -71,12 +71,10 @@ func gaveWay(waiting int, after time.Duration) error {
 // watch asks, from After on and every Every, whether messages wait in the
 // queue while the batch's unfinished tasks (open) are all on their first
 // delivery; when some do, it gives way and returns the tasks it gave back.
+// run calls it only for a batch that may give way.
 // It returns nil when ctx (the batch's wait) ends first.
 func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, give context.CancelCauseFunc) []int {
 	g := h.opts.GiveWay
-	if !g.on() || queue == "" {
-		return nil
-	}
 	start := time.Now()
 	t := time.NewTimer(g.After)
 	defer t.Stop()

@@ -41,9 +41,16 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	if actCtx.Err() != nil && ctx.Err() == nil {
 		return h.cannotAct(ctx, tasks), nil
 	}
-	yield, give := context.WithCancelCause(context.Background())
-	defer give(nil)
-	actCtx = WithYield(actCtx, yield)
+	// Only a batch that may give way carries a yield context: the
+	// pipeline merges it into every drain's budget.
+	giving := h.opts.GiveWay.on() && queue != ""
+	var give context.CancelCauseFunc
+	if giving {
+		var yield context.Context
+		yield, give = context.WithCancelCause(context.Background())
+		defer give(nil)
+		actCtx = WithYield(actCtx, yield)
+	}
 
 	// An actor that can look a whole batch up at once (one EC2 call
 	// instead of one per instance) gets the chance before dispatch.
@@ -91,10 +98,14 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	}
 	watchCtx, stopWatch := context.WithCancel(waitCtx)
 	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		gave = h.watch(watchCtx, queue, tasks, open, give)
-	}()
+	if giving {
+		go func() {
+			defer close(watched)
+			gave = h.watch(watchCtx, queue, tasks, open, give)
+		}()
+	} else {
+		close(watched)
+	}
 	select {
 	case <-allDone:
 	case <-waitCtx.Done():
