@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // MaxGroupDraining bounds a numeric DRAINPIPE_GROUP_MAX_DRAINING (the
@@ -41,10 +42,10 @@ func DefaultGroups() Groups {
 }
 
 // labelKey is a Kubernetes qualified name with an optional DNS prefix.
-var labelKey = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+var labelKey = validator(validation.IsQualifiedName)
 
 // dnsLabel is a namespace name.
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+var dnsLabel = validator(validation.IsDNS1123Label)
 
 func (r *reader) loadGroups(c *Groups) {
 	r.parse("GROUP_MAX_DRAINING", func(v string) error {

@@ -38,10 +38,10 @@ const (
 
 // asgName is an Auto Scaling group name: 1–255 characters, no colon
 // (which marks an ARN) or control characters.
-var asgName = regexp.MustCompile(`^[^:\x00-\x1f]{1,255}$`)
+var asgName = pattern{regexp.MustCompile(`^[^:\x00-\x1f]+$`), 255}
 
 // hookName is Auto Scaling's constraint on lifecycle hook names.
-var hookName = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
+var hookName = pattern{regexp.MustCompile(`^[A-Za-z0-9_/-]+$`), 255}
 
 func defaultHooks() Hooks {
 	return Hooks{Reserve: DefaultHookReserve, HeartbeatCap: DefaultHeartbeatCap, LaunchWaitReady: true}

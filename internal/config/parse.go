@@ -96,7 +96,7 @@ func parseRetryDelay(v string) (time.Duration, error) {
 }
 
 // clusterName is EKS's rule for cluster names.
-var clusterName = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
+var clusterName = pattern{regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]*$`), 100}
 
 func parseClusters(v string) ([]string, error) {
 	var out []string

@@ -15,7 +15,7 @@ var (
 	// eu-isoe-west-1) and aws-eusc (eusc-de-east-1).
 	regionPattern = regexp.MustCompile(`^[a-z]{2,4}(-[a-z]+)+-[0-9]{1,2}$`)
 	// Auto Scaling's own constraints for hook names and action tokens.
-	hookPattern  = regexp.MustCompile(`^[A-Za-z0-9_/-]{1,255}$`)
+	hookPattern  = pattern{regexp.MustCompile(`^[A-Za-z0-9_/-]+$`), 255}
 	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9-]{36}$`)
 	// EventBridge event ids and Auto Scaling RequestIds are UUIDs, but
 	// AWS's own documented samples are not (121345678-1234-...): an id's
@@ -23,8 +23,21 @@ var (
 	// claims checked against EC2 are), so any id of sane length and
 	// characters is taken. Nothing else may reach logs, Kubernetes events
 	// or webhooks.
-	eventIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+	eventIDPattern = pattern{regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`), 128}
 )
+
+// pattern is a regular expression with its length limit checked apart: a
+// counted repetition such as {1,255} compiles to hundreds of instructions,
+// paid at every cold start before the first record.
+type pattern struct {
+	re  *regexp.Regexp
+	max int
+}
+
+func (p pattern) MatchString(s string) bool { return len(s) <= p.max && p.re.MatchString(s) }
+
+// matcher is a *regexp.Regexp or a pattern.
+type matcher interface{ MatchString(string) bool }
 
 // ValidInstanceID reports whether id is an EC2 instance ID (i- and 8 or 17
 // lowercase hex digits).
@@ -70,7 +83,7 @@ func checkName(what, s string) error {
 	return nil
 }
 
-func checkPattern(what, s string, re *regexp.Regexp) error {
+func checkPattern(what, s string, re matcher) error {
 	if s == "" {
 		return rejectf("missing %s", what)
 	}
