@@ -1,6 +1,6 @@
 // Package kevents records what Drainpipe does as Kubernetes events, so
 // `kubectl describe node` (and `describe pod`) shows it: one event on the
-// node when a cordon or drain starts (reason by interruption kind, with
+// node once it is cordoned (reason by interruption kind, with
 // the deadline), one when it ends in a notable state (Drained,
 // DrainBlocked, DrainUnfinished), and one per evicted or blocked pod.
 //

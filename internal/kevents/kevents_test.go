@@ -3,6 +3,7 @@ package kevents
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,9 +184,10 @@ func TestEventNameIsStableAndValid(t *testing.T) {
 	}
 }
 
-// announcing is a Drainer that announces one pod and, right after, reads
-// which events exist: Announce must have written the pod's and the
-// node's before it returns.
+// announcing is a Drainer that cordons (passing AfterCordon, as
+// drain.Drainer does before it evicts), announces one pod and, right
+// after, reads which events exist: Announce must have written the pod's
+// and the node's before it returns.
 type announcing struct {
 	r      *Recorder
 	client *fake.Clientset
@@ -193,6 +195,7 @@ type announcing struct {
 }
 
 func (a *announcing) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
+	req.AfterCordon(ctx)
 	a.r.Announce(ctx, drain.Event{Type: drain.EventNotice, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1",
 		Detail: `{"kind":"spot-interruption","evictAt":"2026-11-20T10:01:00Z"}`})
 	for _, ns := range []string{"default", "shop"} {
@@ -221,5 +224,57 @@ func TestAnnounceWritesBeforeReturning(t *testing.T) {
 	}
 	if !pod || !node {
 		t.Errorf("events when Announce returned: %q; want the pod's notice (with its eviction time) and the node's start", a.seen)
+	}
+}
+
+// cordoning is a Drainer that notes whether the node's start event was
+// begun when it cordons and once it passes its AfterCordon, as
+// drain.Drainer calls it (evicting runs only).
+type cordoning struct {
+	r                   *Recorder
+	atCordon, afterGate bool
+}
+
+func (c *cordoning) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
+	c.atCordon = c.r.session(req.Node).startedChan() != nil
+	if req.Evict && req.AfterCordon != nil {
+		req.AfterCordon(ctx)
+		c.afterGate = c.r.session(req.Node).startedChan() != nil
+	}
+	return drain.Report{Node: req.Node, Done: true}, nil
+}
+
+// A wave's last cordons waited behind its first nodes' event writes: the
+// node's start event is written once the node is cordoned (and, when a
+// gate holds the batch's evictions, once the gate opens), never before.
+func TestStartEventFollowsTheCordon(t *testing.T) {
+	for _, evict := range []bool{true, false} {
+		client := fake.NewClientset()
+		r := New(client, Options{})
+		c := &cordoning{r: r}
+		req := spotReq()
+		req.Evict = evict
+		gated := false
+		req.AfterCordon = func(context.Context) { gated = true }
+		if _, err := r.Wrap(c).Run(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if c.atCordon {
+			t.Errorf("evict %v: the node's start event was begun before the cordon", evict)
+		}
+		if evict && (!c.afterGate || !gated) {
+			t.Errorf("evict %v: start event begun after the gate %v, the caller's gate called %v; want both", evict, c.afterGate, gated)
+		}
+		list, err := client.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reasons []string
+		for _, e := range list.Items {
+			reasons = append(reasons, e.Reason)
+		}
+		if !slices.Contains(reasons, ReasonSpotInterruption) {
+			t.Errorf("evict %v: node events %q, want the start event (%s)", evict, reasons, ReasonSpotInterruption)
+		}
 	}
 }

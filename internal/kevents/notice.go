@@ -38,9 +38,9 @@ func (r *Recorder) Announce(ctx context.Context, e drain.Event) {
 			r.opts.OnError(err)
 		}
 	}
-	if s.started != nil {
+	if started := s.startedChan(); started != nil {
 		select {
-		case <-s.started:
+		case <-started:
 		case <-ctx.Done():
 		}
 	}

@@ -86,14 +86,26 @@ type wrapped struct {
 	d Drainer
 }
 
-// Run writes the node's start event, runs the drain, writes its outcome
-// event and waits (at most Options.Flush) for the writes to finish.
+// Run runs the drain, writes the node's start event once the node is
+// cordoned, then its outcome event, and waits (at most Options.Flush) for
+// the writes to finish.
+//
+// The start event follows the cordon, and the request's own AfterCordon
+// (the batch's gate) when evicting: written first, a wave's start events
+// were on their way to the API server with its last cordons.
 func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
 	s := w.r.begin(ctx, req)
 	defer w.r.end(s)
-	s.started = s.node(corev1.EventTypeNormal, Reason(req.Kind), startMessage(req))
+	gate := req.AfterCordon
+	req.AfterCordon = func(ctx context.Context) {
+		if gate != nil {
+			gate(ctx)
+		}
+		s.start()
+	}
 	rep, err := w.d.Run(ctx, req)
 	if err == nil {
+		s.start() // a cordon alone passes no AfterCordon
 		if typ, reason, msg, ok := outcome(req, rep); ok {
 			s.node(typ, reason, msg)
 		}
@@ -143,6 +155,30 @@ type session struct {
 	mu      sync.Mutex
 	pods    int
 	dropped int
+}
+
+// session returns the run on node, nil when none.
+func (r *Recorder) session(node string) *session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runs[node]
+}
+
+// start begins writing the node's start event, once.
+func (s *session) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started == nil {
+		s.started = s.node(corev1.EventTypeNormal, Reason(s.req.Kind), startMessage(s.req))
+	}
+}
+
+// startedChan returns the channel closed once the node's start event is
+// written, nil before the write begins.
+func (s *session) startedChan() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
 }
 
 func (r *Recorder) begin(ctx context.Context, req drain.Request) *session {
