@@ -1,8 +1,9 @@
 // Command wave benchmarks a spot wave on a sandbox control plane: a share
 // of a fleet's nodes get a Spot interruption warning at once, others a
 // terminate lifecycle action, all through one SQS queue. Each run is on a
-// fresh sandbox with an identical fleet (package test/fleet), a neighbour
-// tenant reading and writing steadily throughout:
+// fresh sandbox with an identical fleet (package test/fleet), its wave sent
+// once the control plane is quiet (settle), a neighbour tenant reading and
+// writing steadily throughout:
 //
 //   - drainpipe: the real bootstrap under an event source mapping like
 //     Lambda's (batch size, batch window, MaximumConcurrency), acting as

@@ -32,6 +32,8 @@ type result struct {
 	dlq, apf              int
 	invocations, peak     int
 	setup                 time.Duration
+	settled               time.Duration // waited for a quiet control plane (settle)
+	quiet                 float64       // the control plane's cores when the wave began
 	neighbour             neighbourResult
 	cost                  cost
 	cycle                 time.Duration // the floor's replacement cycle
@@ -40,8 +42,9 @@ type result struct {
 }
 
 func (r *result) summary(peer string) string {
-	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, load %s)",
-		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.hooks, r.dlq, r.apf, r.invocations, r.peak, r.setup.Seconds(), loadavg())
+	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
+		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
+		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
 	if r.cycle > 0 {
@@ -207,6 +210,9 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	halt := func() error { once.Do(func() { stopErr = stop() }); return stopErr }
 	defer halt() // on early returns too: no bootstrap outlives the run
 
+	if r.settled, r.quiet, err = settle(ctx, sb.PIDs()); err != nil {
+		return nil, err
+	}
 	apf0, err := fleet.APFRejected(ctx, admin)
 	if err != nil {
 		return nil, err
