@@ -23,20 +23,10 @@ import (
 // and a level of their own (no cordon queues behind an eviction), and
 // another tenant's by neither.
 func TestFlowControlClassifiesDrainpipe(t *testing.T) {
-	sb := sandbox.ForTest(t)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	admin, err := kubernetes.NewForConfig(sb.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, sb, admin, schemas, levels := applyFlowControl(t)
 	var wantPL, wantNodesPL flowcontrolv1.PriorityLevelConfiguration
 	var nodesFS, restFS flowcontrolv1.FlowSchema
 	decodeManifest(t, "flowcontrol.yaml", &wantPL, &wantNodesPL, &nodesFS, &restFS)
-	schemas, levels, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	uid := map[string]string{}
 	for _, fs := range schemas {
 		uid[fs.Name] = string(fs.UID)
@@ -56,7 +46,7 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 	} {
 		pl := levels[want[tc.schema]]
 		var gotFS, gotPL string
-		err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 			gotFS, gotPL = classified(ctx, t, sb.RESTConfig(), "drainpipe-function", "drainpipe", tc.path)
 			return gotFS == uid[tc.schema], nil
 		})
@@ -90,6 +80,25 @@ func TestFlowControlClassifiesDrainpipe(t *testing.T) {
 		t.Errorf("flowcontrol.yaml: precedences %d < %d < 9000 (the node schema first, both before service-accounts) and a level that does not borrow",
 			nodesFS.Spec.MatchingPrecedence, restFS.Spec.MatchingPrecedence)
 	}
+}
+
+// applyFlowControl applies flowcontrol.yaml to a sandbox of the test's
+// own and returns a context of a minute, the sandbox, its admin client,
+// the schemas and the levels by name.
+func applyFlowControl(t *testing.T) (context.Context, *sandbox.Sandbox, kubernetes.Interface, []*flowcontrolv1.FlowSchema, map[string]*flowcontrolv1.PriorityLevelConfiguration) {
+	t.Helper()
+	sb := sandbox.ForTest(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	admin, err := kubernetes.NewForConfig(sb.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, levels, err := fleet.ApplyFlowControl(ctx, admin, "flowcontrol.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, sb, admin, schemas, levels
 }
 
 // classified sends one GET of path as user in group and returns the flow

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,39 +88,22 @@ func ApplyFlowControl(ctx context.Context, c kubernetes.Interface, path string) 
 // FlowCounts reads the API server's count of requests API Priority and
 // Fairness dispatched and rejected, by flow schema.
 func FlowCounts(ctx context.Context, c kubernetes.Interface) (dispatched, rejected map[string]int, err error) {
-	raw, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	m, err := ScrapeMetrics(ctx, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the API server's metrics: %w", err)
+		return nil, nil, err
 	}
-	dispatched, rejected = map[string]int{}, map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		var into map[string]int
-		switch {
-		case strings.HasPrefix(line, "apiserver_flowcontrol_dispatched_requests_total{"):
-			into = dispatched
-		case strings.HasPrefix(line, "apiserver_flowcontrol_rejected_requests_total{"):
-			into = rejected
-		default:
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading %q: %w", line, err)
-		}
-		into[label(line, "flow_schema")] += int(v)
+	d, err := m.Sum("apiserver_flowcontrol_dispatched_requests_total", "flow_schema")
+	if err != nil {
+		return nil, nil, err
 	}
-	return dispatched, rejected, sc.Err()
+	r, err := m.Sum("apiserver_flowcontrol_rejected_requests_total", "flow_schema")
+	return counts(d), counts(r), err
 }
 
-// label is the value of a Prometheus label in a sample line.
-func label(line, name string) string {
-	i := strings.Index(line, name+`="`)
-	if i < 0 {
-		return ""
+func counts(sums map[string]float64) map[string]int {
+	out := make(map[string]int, len(sums))
+	for k, v := range sums {
+		out[k] = int(v)
 	}
-	rest := line[i+len(name)+2:]
-	return rest[:max(0, strings.IndexByte(rest, '"'))]
+	return out
 }

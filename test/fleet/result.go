@@ -1,13 +1,9 @@
 package fleet
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -93,23 +89,10 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 // Fairness rejected (apiserver_flowcontrol_rejected_requests_total, all
 // priority levels and reasons).
 func APFRejected(ctx context.Context, c kubernetes.Interface) (int, error) {
-	raw, err := c.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	m, err := ScrapeMetrics(ctx, c)
 	if err != nil {
-		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
+		return 0, err
 	}
-	total := 0.0
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_flowcontrol_rejected_requests_total{") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("reading %q: %w", line, err)
-		}
-		total += v
-	}
-	return int(total), sc.Err()
+	r, err := m.Sum("apiserver_flowcontrol_rejected_requests_total", "")
+	return int(r[""]), err
 }

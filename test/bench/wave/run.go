@@ -39,6 +39,7 @@ type result struct {
 	cycle                 time.Duration // the floor's replacement cycle
 	rate                  float64       // the floor's replacements per second
 	firstPrinciples       time.Duration // the floor's first-principles drained p99
+	nodeLevel             levelWait     // APF's node level (deploy/flowcontrol.yaml): its waits for a seat
 }
 
 func (r *result) summary(peer string) string {
@@ -47,6 +48,9 @@ func (r *result) summary(peer string) string {
 		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
+	if r.nodeLevel.level != "" {
+		s += fmt.Sprintf("\n%-14s  %s", "", r.nodeLevel)
+	}
 	if r.cycle > 0 {
 		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
 		s += fmt.Sprintf("\n%-14s  replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)
@@ -221,11 +225,18 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err != nil {
 		return nil, err
 	}
+	waits0, err := readQueueWaits(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
 	stopNeighbour, err := startNeighbour(ctx, admin, sb.RESTConfig())
 	if err != nil {
 		return nil, err
 	}
 	obs.Start()
+	if o.verbose { // beside the bootstraps' lines, to time them from the wave's start
+		fmt.Fprintf(output(true), "{\"time\":%q,\"msg\":\"bench: wave sent\",\"peer\":%q}\n", time.Now().UTC().Format(time.RFC3339Nano), peer)
+	}
 	if queue != "" {
 		if _, err := f.Enqueue(fake, queue); err != nil {
 			stopNeighbour()
@@ -257,6 +268,13 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	disp1, rej1, err := fleet.FlowCounts(ctx, admin)
 	if err != nil {
 		return nil, err
+	}
+	waits1, err := readQueueWaits(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	if how.flowControl {
+		r.nodeLevel = waits1.since(waits0, "drainpipe-nodes")
 	}
 	r.cost.nodes = r.targets
 	for _, fs := range how.flowSchemas {
