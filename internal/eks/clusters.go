@@ -28,7 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
-	"github.com/drainpipe/drainpipe/internal/version"
+	"github.com/drainpipe/drainpipe/internal/kubewire"
 )
 
 // Client-side rate limits. Client-go's defaults (5/10) turn a 100-pod
@@ -166,12 +166,9 @@ func (c *Clusters) recheck(ctx context.Context, cluster string, e *entry, gen in
 // restConfig builds the client configuration; check is called on the
 // first endpoint failure, drop after FailureLimit in a row.
 func (c *Clusters) restConfig(cluster string, ep Endpoint, check func(context.Context), drop func()) *rest.Config {
-	return &rest.Config{
+	rc := &rest.Config{
 		Host:            ep.URL,
 		TLSClientConfig: rest.TLSClientConfig{CAData: ep.CAData},
-		QPS:             c.opts.QPS,
-		Burst:           c.opts.Burst,
-		UserAgent:       version.Get().UserAgent(),
 		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
 			if c.wrapper != nil {
 				rt = c.wrapper(rt)
@@ -180,6 +177,8 @@ func (c *Clusters) restConfig(cluster string, ep Endpoint, check func(context.Co
 			return &bearer{base: rt, cluster: cluster, tokens: c.signer}
 		},
 	}
+	kubewire.Tune(rc, c.opts.QPS, c.opts.Burst)
+	return rc
 }
 
 // endpoint returns the configured override or asks DescribeCluster. An

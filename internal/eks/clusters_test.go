@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,16 +33,21 @@ type apiServer struct {
 	auth     []string
 	bodies   []string
 	agents   []string // User-Agent headers
+	accepts  []string // Accept headers
+	sent     []string // Content-Type headers
+	conns    atomic.Int32
 }
 
 func newAPIServer(t *testing.T, reject int, onReject func()) *apiServer {
 	a := &apiServer{reject: reject, onReject: onReject}
-	a.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		a.mu.Lock()
 		a.auth = append(a.auth, r.Header.Get("Authorization"))
 		a.bodies = append(a.bodies, string(body))
 		a.agents = append(a.agents, r.UserAgent())
+		a.accepts = append(a.accepts, r.Header.Get("Accept"))
+		a.sent = append(a.sent, r.Header.Get("Content-Type"))
 		rejected := a.reject > 0
 		a.reject--
 		a.mu.Unlock()
@@ -53,7 +60,8 @@ func newAPIServer(t *testing.T, reject int, onReject func()) *apiServer {
 			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`)
 			return
 		}
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost { // the body echoed, as it was sent
+			w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
 			w.WriteHeader(http.StatusCreated)
 			_, _ = w.Write(body)
 			return
@@ -61,6 +69,14 @@ func newAPIServer(t *testing.T, reject int, onReject func()) *apiServer {
 		name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 		_, _ = io.WriteString(w, `{"kind":"Node","apiVersion":"v1","metadata":{"name":"`+name+`"}}`)
 	}))
+	// As an API server does: HTTP/2, many requests on one connection.
+	a.EnableHTTP2 = true
+	a.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			a.conns.Add(1)
+		}
+	}
+	a.StartTLS()
 	t.Cleanup(a.Close)
 	return a
 }
@@ -73,6 +89,13 @@ func (a *apiServer) seen() ([]string, []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.auth...), append([]string(nil), a.bodies...)
+}
+
+// contentTypes returns each request's Accept and Content-Type headers.
+func (a *apiServer) contentTypes() (accepts, sent []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.accepts...), append([]string(nil), a.sent...)
 }
 
 func (a *apiServer) userAgents() []string {

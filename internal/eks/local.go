@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/drainpipe/drainpipe/internal/version"
+	"github.com/drainpipe/drainpipe/internal/kubewire"
 )
 
 // Local hands out clients built from a kubeconfig file, for local mode.
@@ -69,7 +69,7 @@ func (l *Local) Client(_ context.Context, cluster string) (kubernetes.Interface,
 	if err != nil {
 		return nil, fmt.Errorf("building rest config for cluster %s: %w", cluster, err)
 	}
-	rc.QPS, rc.Burst, rc.UserAgent = l.qps, l.burst, version.Get().UserAgent()
+	kubewire.Tune(rc, l.qps, l.burst)
 	c, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("building kubernetes client for cluster %s: %w", cluster, err)

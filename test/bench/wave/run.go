@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/drainpipe/drainpipe/internal/kubewire"
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/bench/wave/floor"
 	"github.com/drainpipe/drainpipe/test/fleet"
@@ -186,7 +187,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			}
 		} else { // in process: the event source's delivery, the lookup and the PATCH alone
 			drc := fleet.DrainpipeUser.Config(sb.RESTConfig())
-			drc.QPS, drc.Burst = -1, 0
+			kubewire.Tune(drc, -1, 0) // Drainpipe's client settings, unthrottled
 			dc, err := kubernetes.NewForConfig(drc)
 			if err != nil {
 				return nil, fmt.Errorf("creating the floor's client: %w", err)

@@ -1,7 +1,8 @@
 // Command bootstrap is the bench's cordon floor as a Lambda function:
 // floor.Cordon behind the runtime API, with the clients Drainpipe's own
 // bootstrap would have (the SDK's default configuration from the
-// environment, a Kubernetes client from DRAINPIPE_KUBECONFIG, unthrottled).
+// environment, a Kubernetes client from DRAINPIPE_KUBECONFIG with
+// Drainpipe's client settings, unthrottled).
 // It has the cold start, runtime API and first connections of any
 // serverless handler, and nothing else.
 package main
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/drainpipe/drainpipe/internal/kubewire"
 	"github.com/drainpipe/drainpipe/test/bench/wave/floor"
 )
 
@@ -41,7 +43,9 @@ func clients(ctx context.Context) (*ec2.Client, kubernetes.Interface, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading DRAINPIPE_KUBECONFIG: %w", err)
 	}
-	rc.QPS, rc.Burst = -1, 0
+	// Drainpipe's own client settings (protobuf, one connection dialed
+	// first), unthrottled: the floor's path is no costlier than Drainpipe's.
+	kubewire.Tune(rc, -1, 0)
 	kube, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the Kubernetes client: %w", err)
