@@ -202,7 +202,11 @@ func (r *Rig) build(ctx context.Context, sc Scenario, env Env) error {
 	if fn.Kubeconfig, err = fleet.DrainpipeUser.WriteKubeconfig(r.Sandbox.KubeconfigPath(), env.Dir); err != nil {
 		return err
 	}
-	if r.Observer, err = r.Fleet.Observe(ctx, r.Admin); err != nil {
+	nodes, err := fleet.OwnConnection(r.Sandbox.RESTConfig())
+	if err != nil {
+		return err
+	}
+	if r.Observer, err = r.Fleet.Observe(ctx, r.Admin, nodes); err != nil {
 		return err
 	}
 	if sc.Setup != nil {

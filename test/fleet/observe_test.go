@@ -36,7 +36,7 @@ func TestObserverCordonThenDrain(t *testing.T) {
 	c := fake.NewClientset(node("a"), node("b"),
 		pod("a-app", "a", false), pod("a-long", "a", false), pod("a-agent", "a", true), pod("b-app", "b", false))
 	f := &Fleet{Namespace: namespace, pool: namespace, Nodes: []Node{{Name: "a", Spot: true}, {Name: "b"}}}
-	obs, err := f.Observe(ctx, c)
+	obs, err := f.Observe(ctx, c, c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,11 @@ func NewRig(ctx context.Context, t testing.TB, root, bootstrap string, sb *sandb
 	if r.Fleet, err = Build(ctx, r.Admin, r.Fake, spec); err != nil {
 		t.Fatal(err)
 	}
-	if r.Observer, err = r.Fleet.Observe(ctx, r.Admin); err != nil {
+	nodes, err := OwnConnection(sb.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Observer, err = r.Fleet.Observe(ctx, r.Admin, nodes); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Observer.Stop)

@@ -145,7 +145,11 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 	}
-	obs, err := f.Observe(ctx, admin)
+	nodes, err := fleet.OwnConnection(rc)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := f.Observe(ctx, admin, nodes)
 	if err != nil {
 		return nil, err
 	}
