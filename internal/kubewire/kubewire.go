@@ -8,28 +8,27 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
 	"github.com/drainpipe/drainpipe/internal/version"
 )
 
-// Protobuf is the wire format of Kubernetes' built-in types that its own
-// components use: a node read in protobuf cost the sandbox's API server
-// a quarter less CPU than in JSON (0.9 ms against 1.2 ms a GET), and a
-// wave sends thousands of requests to a control plane every tenant
-// shares. JSON stays acceptable, for a server (or proxy) that does not
-// speak protobuf; patches go in their own JSON formats whatever this says.
-const (
-	protobuf = "application/vnd.kubernetes.protobuf"
-	accepts  = protobuf + ",application/json"
-)
+// accepts asks for protobuf, the wire format of Kubernetes' built-in types
+// that its own components use: a node read in protobuf cost the sandbox's
+// API server a quarter less CPU than in JSON (0.9 ms against 1.2 ms a
+// GET), and a wave sends thousands of requests to a control plane every
+// tenant shares. JSON stays acceptable, for a server (or proxy) that does
+// not speak protobuf; patches go in their own JSON formats whatever
+// ContentType says.
+const accepts = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 
 // Tune sets what every Drainpipe client to a cluster shares: its rate
 // limits, its User-Agent (the version, for the audit log), protobuf, and
 // one connection dialed before its first requests go at once.
 func Tune(rc *rest.Config, qps float32, burst int) {
 	rc.QPS, rc.Burst, rc.UserAgent = qps, burst, version.Get().UserAgent()
-	rc.ContentType, rc.AcceptContentTypes = protobuf, accepts
+	rc.ContentType, rc.AcceptContentTypes = runtime.ContentTypeProtobuf, accepts
 	rc.Wrap(oneDialFirst)
 }
 
