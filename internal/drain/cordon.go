@@ -46,6 +46,10 @@ func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) (Su
 	if read != nil && read.Name != req.Node {
 		read = nil
 	}
+	if read != nil && req.Cordoned {
+		prev, _ := ReadSummary(read)
+		return prev, nil
+	}
 	for attempt := 1; ; attempt++ {
 		node := read
 		if node == nil {

@@ -41,6 +41,9 @@ type Request struct {
 	// not: the cordon patches it without reading it again (its
 	// resourceVersion guards the patch; a stale copy is read afresh).
 	Read *corev1.Node
+	// Cordoned says Read is the node as CordonUntouched left it: cordoned,
+	// nothing for the cordon to check again.
+	Cordoned bool
 	// AfterCordon, when set, is called once the node is cordoned and
 	// before any eviction (the pipeline holds a batch's evictions until
 	// all its nodes are cordoned).

@@ -102,3 +102,20 @@ func TestObserversOff(t *testing.T) {
 		t.Errorf("%d recorders with metrics off and no webhook, want none", len(rs))
 	}
 }
+
+// Every drainer the live actor builds cordons a node never touched unread
+// (one request instead of two in a wave's busiest second), Kubernetes
+// events on or off: the events' wrapper once hid it.
+func TestDrainersCordonUnread(t *testing.T) {
+	for _, events := range []bool{true, false} {
+		cfg := config.Default()
+		cfg.KubeEvents = events
+		obs, err := newObservers(cfg, aws.Config{}, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := obs.drainer(fake.NewClientset(), drain.DefaultConfig(), nil).(pipeline.UnreadCordoner); !ok {
+			t.Errorf("Kubernetes events %t: the drainer cannot cordon unread", events)
+		}
+	}
+}

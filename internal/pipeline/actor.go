@@ -114,13 +114,23 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
 	hooks, foreign := a.servedHooks(hooksOf(t), log)
 	a.keeper.acquire(ctx, hooks)
+	if t.ReceiveCount > 1 {
+		// An earlier delivery may have completed the action: its
+		// heartbeat (Prepare's, maybe still in flight) says so before
+		// any work. A first delivery's cordon does not wait for it.
+		a.keeper.answered(ctx, hooks)
+	}
 	var r handler.Result
+	// The task leaves its batch's gate before it releases its hooks: their
+	// first heartbeats may wait for the batch's cordons (Prepare).
 	if why, ok := a.nothingToDo(t, hooks, foreign); ok {
 		r = ignored(why)
+		a.gates.leave(t.InstanceID)
 		a.keeper.release(hooks)
 	} else {
 		var settle, pending []hook
 		r, settle = a.act(ctx, t, hooks, log)
+		a.gates.leave(t.InstanceID)
 		a.keeper.release(hooks)
 		r, pending = a.settleHooks(ctx, settle, r, log)
 		a.keeper.linger(ctx, pending)
@@ -188,19 +198,8 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	node, read, err := a.locate(ctx, client, inst)
-	if errors.Is(err, nodemap.ErrNotFound) {
-		return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
-	}
-	if err != nil {
-		return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
-	}
-	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, read, log); stop {
-		return r
-	}
-	req := drain.Request{Node: node, Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), Read: read,
-		AfterCordon: a.afterCordon(t.InstanceID)}
+	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.afterCordon(t.InstanceID)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than
@@ -210,6 +209,25 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		req.Deadline = now.Add(a.cfg.StoppedWait)
 	}
 	late := cordonIfLate(&req, now, stopped)
+	d := a.newDrainer(client)
+	read := a.cordonUnread(ctx, d, t, p, inst, req, log.With("cluster", inst.Cluster))
+	req.Cordoned = read != nil
+	var node string
+	if read == nil {
+		node, read, err = a.locate(ctx, client, inst)
+		if errors.Is(err, nodemap.ErrNotFound) {
+			return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
+		}
+		if err != nil {
+			return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
+		}
+	} else {
+		node = read.Name
+	}
+	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, read, log); stop {
+		return r
+	}
+	req.Node, req.Read = node, read
 	log = log.With("cluster", inst.Cluster, "node", node)
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
@@ -217,7 +235,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return handler.Result{Status: handler.StatusDone, Reason: what, Node: node}
 	}
 	dt := drainTarget{cluster: inst.Cluster, client: client, task: t, hooks: *hooks, inst: inst, stopped: stopped}
-	r = a.drain(ctx, dt, a.newDrainer(client), req, log)
+	r = a.drain(ctx, dt, d, req, log)
 	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node

@@ -53,10 +53,11 @@ type gates struct {
 	of map[string]*batchGate
 }
 
-// open starts a gate for a batch's instances.
-func (gs *gates) open(ids []string) {
+// open starts a gate for a batch's instances and returns it; nil for
+// fewer than two.
+func (gs *gates) open(ids []string) *batchGate {
 	if len(ids) < 2 {
-		return // a lone task waits for nobody
+		return nil // a lone task waits for nobody
 	}
 	g := newBatchGate(ids)
 	gs.mu.Lock()
@@ -67,6 +68,7 @@ func (gs *gates) open(ids []string) {
 	for _, id := range ids {
 		gs.of[id] = g
 	}
+	return g
 }
 
 // get returns id's gate, nil when it has none.

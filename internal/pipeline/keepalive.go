@@ -29,6 +29,7 @@ type held struct {
 	prepared int  // of which not yet taken by their Act
 	inactive bool // a heartbeat answered that the action is over
 	group    *beatGroup
+	beaten   chan struct{} // closed once the first heartbeat is answered
 }
 
 // beatGroup heartbeats the actions of one cadence.
@@ -43,9 +44,16 @@ func newKeeper(a *Actor) *keeper {
 	return &keeper{a: a, held: map[event.Lifecycle]*held{}, groups: map[time.Duration]*beatGroup{}}
 }
 
-// prepare holds the hooks of a planned task until its Act takes them.
-func (k *keeper) prepare(ctx context.Context, hooks []hook) {
-	k.hold(ctx, hooks, true, true)
+// prepare holds the hooks of a planned task until its Act takes them. It
+// returns once they are held; their first heartbeats follow after(ctx),
+// so a batch's cordons need not wait for them (release does).
+func (k *keeper) prepare(ctx context.Context, hooks []hook, after func(context.Context)) {
+	if fresh := k.register(ctx, hooks, true); len(fresh) > 0 {
+		go func() {
+			after(ctx)
+			k.start(ctx, fresh, true)
+		}()
+	}
 }
 
 // acquire holds a task's hooks for its Act: those prepared are taken over,
@@ -56,16 +64,22 @@ func (k *keeper) acquire(ctx context.Context, hooks []hook) {
 
 // hold keeps hooks alive; beatNow heartbeats fresh ones at once.
 func (k *keeper) hold(ctx context.Context, hooks []hook, prepare, beatNow bool) {
+	k.start(ctx, k.register(ctx, hooks, prepare), beatNow)
+}
+
+// register holds hooks and returns those held afresh.
+func (k *keeper) register(ctx context.Context, hooks []hook, prepare bool) []*held {
 	if len(hooks) == 0 || k.a.cfg.DryRun {
-		return
+		return nil
 	}
 	var fresh []*held
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	for _, h := range hooks {
 		e, ok := k.held[h.Lifecycle]
 		switch {
 		case !ok:
-			e = &held{h: h, ctx: ctx, refs: 1}
+			e = &held{h: h, ctx: ctx, refs: 1, beaten: make(chan struct{})}
 			if prepare {
 				e.prepared = 1
 			}
@@ -80,12 +94,11 @@ func (k *keeper) hold(ctx context.Context, hooks []hook, prepare, beatNow bool) 
 			e.refs++
 		}
 	}
-	k.mu.Unlock()
-	for _, e := range fresh {
-		if beatNow {
-			k.beat(e)
-		}
-	}
+	return fresh
+}
+
+// start keeps fresh hooks alive and heartbeats each once (when beatNow).
+func (k *keeper) start(ctx context.Context, fresh []*held, beatNow bool) {
 	for _, e := range fresh {
 		every := k.a.cadence(ctx, e.h)
 		k.mu.Lock()
@@ -93,6 +106,29 @@ func (k *keeper) hold(ctx context.Context, hooks []hook, prepare, beatNow bool) 
 			k.join(e, every)
 		}
 		k.mu.Unlock()
+	}
+	for _, e := range fresh {
+		if beatNow {
+			k.beat(e)
+		}
+		close(e.beaten)
+	}
+}
+
+// answered waits, until ctx ends, for the first heartbeat of each of hooks.
+func (k *keeper) answered(ctx context.Context, hooks []hook) {
+	for _, h := range hooks {
+		k.mu.Lock()
+		e, ok := k.held[h.Lifecycle]
+		k.mu.Unlock()
+		if !ok {
+			continue
+		}
+		select {
+		case <-e.beaten:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -199,6 +235,10 @@ func (k *keeper) release(hooks []hook) {
 		if !ok {
 			continue
 		}
+		<-e.beaten // its first heartbeat, in flight since Prepare, ends first
+		k.mu.Lock()
+		g = e.group
+		k.mu.Unlock()
 		if g != nil {
 			g.round.Lock()
 		}

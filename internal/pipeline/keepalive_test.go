@@ -95,11 +95,11 @@ func TestKeepAliveCoversQueuedTasks(t *testing.T) {
 		Interruptions: []event.Interruption{hookOn(second, "prod-workers", "tok-2", t0)}}
 
 	r.actor.Prepare(ctx, []handler.Task{first, queued})
-	if got := []int{hooks.beatsOf("tok-1"), hooks.beatsOf("tok-2")}; !cmp.Equal(got, []int{1, 1}) {
-		t.Errorf("heartbeats after planning = %v, want one per hook", got)
-	}
 	for range 2 {
 		recv(ctx, hooks.beat)
+	}
+	if got := []int{hooks.beatsOf("tok-1"), hooks.beatsOf("tok-2")}; !cmp.Equal(got, []int{1, 1}) {
+		t.Errorf("heartbeats after planning = %v, want one per hook", got)
 	}
 	ticker, ok := recv(ctx, clock.made)
 	if !ok {
@@ -251,6 +251,7 @@ func TestKeepAliveRetriesAFailedHeartbeatAtOnce(t *testing.T) {
 	r := newRig(t, rigOpts{clock: clock, hooks: hooks})
 	tk := task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0))
 	r.actor.Prepare(ctx, []handler.Task{tk})
+	r.actor.keeper.answered(ctx, hooksOf(tk)) // Prepare's first heartbeat goes on after it returns
 	if got := hooks.beatsOf("tok-1"); got != 2 {
 		t.Errorf("heartbeat attempts after a failed one = %d, want 2 (one more at once)", got)
 	}

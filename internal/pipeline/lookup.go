@@ -108,27 +108,27 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 	return "belongs to no configured cluster or lacks the required tag"
 }
 
-// Prepare heartbeats every lifecycle hook of a batch and keeps them alive
-// until their tasks settle them (queued tasks included), then looks up
-// every instance in one call, before the batch's tasks are dispatched to
-// Act. It is optional: Act heartbeats its hooks and looks its instance up
-// on its own when Prepare was not called. Errors are kept and reported by
-// the Act of each affected task.
+// Prepare holds every lifecycle hook of a batch, keeping them alive until
+// their tasks settle them (queued tasks included), and looks up every
+// instance in one call, before the batch's tasks are dispatched to Act. It
+// is optional: Act heartbeats its hooks and looks its instance up on its
+// own when Prepare was not called. Errors are kept and reported by the Act
+// of each affected task.
 //
-// The heartbeats and the lookup all run at once: one after another, a
-// batch of ten hooked records waited for ten heartbeats and the lookup
-// before its first cordon (a second at the 200-node wave's p99). It also
-// opens the batch's gate: each drain evicts only once every node of the
-// batch is cordoned (afterCordon).
+// It opens the batch's gate: each drain evicts only once every node of the
+// batch is cordoned (afterCordon), and the first heartbeats of the hooks
+// of first deliveries follow those cordons too (cordonFirstWait at most;
+// a hook is released only once its first is answered). A batch of ten
+// hooked records waited for ten heartbeats before its first cordon, one
+// after another (a second at the 200-node wave's p99), then at once (up
+// to 75 ms); answered later, they also leave the control plane's busiest
+// second to the cordons. A redelivery's heartbeat goes at once: an
+// earlier delivery may have completed the action, and its Act waits to
+// know.
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
-	var wg sync.WaitGroup
 	ids := make([]string, 0, len(tasks))
 	var drains []string // the batch's cordons, each evicting after all
 	for _, t := range tasks {
-		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
-		if len(hooks) > 0 {
-			wg.Go(func() { a.keeper.prepare(ctx, hooks) })
-		}
 		if _, restore := restoreOf(t); t.InstanceID != "" && (acts(t.Action) || restore) {
 			ids = append(ids, t.InstanceID)
 			if !restore {
@@ -136,9 +136,33 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 			}
 		}
 	}
-	a.gates.open(drains)
+	g := a.gates.open(drains)
+	for _, t := range tasks {
+		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
+		after := g
+		if t.ReceiveCount > 1 {
+			after = nil
+		}
+		a.keeper.prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
+	}
 	a.lookups.prepare(ctx, ids)
-	wg.Wait()
+}
+
+// cordoned waits until every node of g's batch is cordoned (or its task
+// has ended), or cordonFirstWait has passed, or ctx ends; at once for nil.
+// The bound is in real time, not the Actor's clock: it only bounds how
+// late a first heartbeat goes, never what a task decides.
+func cordoned(ctx context.Context, g *batchGate) {
+	if g == nil {
+		return
+	}
+	t := time.NewTimer(cordonFirstWait)
+	defer t.Stop()
+	select {
+	case <-g.all:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // acts reports whether an action touches the node (and so needs a lookup).

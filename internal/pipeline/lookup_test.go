@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
@@ -148,4 +150,89 @@ func TestPrepareHeartbeatsAndLooksUpAtOnce(t *testing.T) {
 	}
 	close(hooks.hold)
 	<-prepared
+}
+
+// A batch's cordons do not wait for its hooks' first heartbeats: Prepare
+// returns once the lookup is in, and a first delivery's drain starts while
+// its hook's heartbeat is still unanswered (it was up to 75 ms of a
+// hooked batch's cordon in the 200-node wave). The hook is completed only
+// once that heartbeat is answered: none follows its completion.
+func TestCordonDoesNotWaitForHeartbeats(t *testing.T) {
+	hooks := &fakeHooks{beat: make(chan struct{}, 1), hold: make(chan struct{})}
+	ran := make(chan struct{})
+	d := &fakeDrainer{report: drain.Report{Done: true}, during: func(context.Context) { close(ran) }}
+	r := newRig(t, rigOpts{hooks: hooks, drainer: d})
+	tk := task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	acted := make(chan handler.Result, 1)
+	go func() {
+		r.actor.Prepare(ctx, []handler.Task{tk})
+		acted <- r.actor.Act(ctx, tk)
+	}()
+	bound := time.NewTimer(10 * time.Second) // only so a waiting Prepare fails instead of hanging
+	defer bound.Stop()
+	select {
+	case <-ran:
+	case <-bound.C:
+		cancel()
+		<-acted
+		t.Fatal("the drain waited for the hook's first heartbeat")
+	}
+	if _, c := hooks.counts(); c != 0 {
+		t.Errorf("%d completions before the heartbeat was answered, want none", c)
+	}
+	close(hooks.hold)
+	if got := <-acted; got.Status != handler.StatusDone {
+		t.Fatalf("task = {%s %q}, want done", statusName(got.Status), got.Reason)
+	}
+	if _, c := hooks.counts(); c != 1 {
+		t.Errorf("%d completions, want 1", c)
+	}
+}
+
+// The first heartbeats of a batch's first deliveries follow the batch's
+// cordons: they used to come in the control plane's busiest second, with
+// the cordons. Each hook still has its heartbeat before its completion.
+func TestHeartbeatsFollowTheBatchsCordons(t *testing.T) {
+	const second = "i-0fedcba9876543210"
+	hooks := &fakeHooks{}
+	var mu sync.Mutex
+	var beatsAtCordon []int
+	d := &fakeDrainer{report: drain.Report{Done: true}, during: func(context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
+		beatsAtCordon = append(beatsAtCordon, hooks.beatsOf("tok-1")+hooks.beatsOf("tok-2"))
+	}}
+	r := newRig(t, rigOpts{hooks: hooks, drainer: d,
+		instances: map[string]instance.Instance{instID: ourInstance(), second: func() instance.Instance {
+			in := ourInstance()
+			in.ID = second
+			return in
+		}()},
+		nodes: map[string]string{instID: nodeName, second: "ip-10-0-1-24.eu-west-1.compute.internal"}})
+	tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0)),
+		{InstanceID: second, Action: policy.ActionCordonAndDrain, ReceiveCount: 1,
+			Interruptions: []event.Interruption{hookOn(second, "prod-workers", "tok-2", t0)}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r.actor.Prepare(ctx, tasks)
+	var wg sync.WaitGroup
+	for _, tk := range tasks {
+		wg.Go(func() {
+			if got := r.actor.Act(ctx, tk); got.Status != handler.StatusDone {
+				t.Errorf("task %s = {%s %q}, want done", tk.InstanceID, statusName(got.Status), got.Reason)
+			}
+		})
+	}
+	wg.Wait()
+	if !cmp.Equal(beatsAtCordon, []int{0, 0}) {
+		t.Errorf("heartbeats sent when each node was cordoned = %v, want none before the batch's cordons", beatsAtCordon)
+	}
+	if got := []int{hooks.beatsOf("tok-1"), hooks.beatsOf("tok-2")}; !cmp.Equal(got, []int{1, 1}) {
+		t.Errorf("heartbeats = %v, want one per hook before its completion", got)
+	}
+	if _, c := hooks.counts(); c != 2 {
+		t.Errorf("%d completions, want 2", c)
+	}
 }

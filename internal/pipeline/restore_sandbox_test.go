@@ -36,6 +36,7 @@ type liveScene struct {
 	actor *Actor
 	clock *fakeClock
 	ec2   *fakeInstances
+	sent  *fixture.RequestLog // the actor's requests to the API server
 }
 
 func newLiveScene(t *testing.T, cfg Config) *liveScene {
@@ -43,9 +44,14 @@ func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	sb := sandbox.ForTest(t)
 	t.Parallel()
 	env := fixture.New(t, sb.RESTConfig())
-	s := &liveScene{env: env, clock: &fakeClock{now: time.Now()}, ec2: &fakeInstances{known: map[string]instance.Instance{}}}
+	s := &liveScene{env: env, clock: &fakeClock{now: time.Now()}, ec2: &fakeInstances{known: map[string]instance.Instance{}},
+		sent: &fixture.RequestLog{}}
+	client, err := kubernetes.NewForConfig(s.sent.Wrap(sb.RESTConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, err := New(cfg, Deps{
-		Instances: s.ec2, Clusters: realClusters{env.Client}, FindNode: nodemap.Find, NodeOf: nodemap.Node,
+		Instances: s.ec2, Clusters: realClusters{client}, FindNode: nodemap.Find, NodeOf: nodemap.Node,
 		NewDrainer: func(c kubernetes.Interface) Drainer { return drain.New(c, drain.DefaultConfig(), nil) },
 		Hooks:      &fakeHooks{}, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
 	})
@@ -62,7 +68,7 @@ func (s *liveScene) node(ctx context.Context, opts fixture.NodeOptions) (*corev1
 	id := fixture.InstanceID(n)
 	s.ec2.mu.Lock()
 	s.ec2.known[id] = instance.Instance{ID: id, State: "running", PrivateDNSName: n.Name, Cluster: "prod",
-		Lifecycle: "spot", LaunchTime: time.Now().Add(-time.Hour)}
+		AvailabilityZone: n.Labels["topology.kubernetes.io/zone"], Lifecycle: "spot", LaunchTime: time.Now().Add(-time.Hour)}
 	s.ec2.mu.Unlock()
 	return n, id
 }
