@@ -18,9 +18,11 @@
 //
 // # Lifecycle hooks
 //
-// Prepare heartbeats every hook of a batch as soon as it is planned (Act
-// does, for a task not prepared) and one keep-alive per cadence then
-// heartbeats them until their task settles them, queued tasks included;
+// Prepare holds every hook of a batch as soon as it is planned and
+// heartbeats it once the batch's nodes are cordoned (at once for a
+// redelivery; Act does, for a task not prepared), and one keep-alive per
+// cadence then heartbeats them until their task settles them, queued tasks
+// included;
 // hooks a task leaves pending are kept alive until the batch's context
 // ends (the handler ends it when the batch is answered).
 // The cadence is a third of the hook's heartbeat timeout (HookTimeouts,
