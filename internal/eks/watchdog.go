@@ -49,7 +49,11 @@ func (w *watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // endpointFailure reports whether err says the endpoint or its CA is
 // wrong: a certificate not trusted or not matching, or no connection at
-// all. A cancelled or timed-out request says nothing about the endpoint.
+// all. A cancelled or timed-out request says nothing about the endpoint,
+// nor does a connection lost once made (a reset or EOF: the API server
+// restarting, a GOAWAY): the endpoint was right, and client-go retries
+// such a request, each attempt passing here, so one request once counted
+// up to FailureLimit failures.
 func endpointFailure(err error) bool {
 	var (
 		unknownCA  x509.UnknownAuthorityError
@@ -68,7 +72,7 @@ func endpointFailure(err error) bool {
 	case errors.As(err, &netTimeout) && netTimeout.Timeout():
 		return false
 	case errors.As(err, &opErr):
-		return opErr.Op == "dial" || opErr.Op == "read" || opErr.Op == "write"
+		return opErr.Op == "dial"
 	}
 	return false
 }
