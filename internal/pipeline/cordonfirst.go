@@ -109,10 +109,16 @@ func (a *Actor) afterCordon(id string) func(context.Context) {
 		if a.parked != nil {
 			a.parked()
 		}
-		select {
-		case <-g.all:
-		case <-t.C():
-		case <-ctx.Done():
-		}
+		g.wait(ctx, t.C())
+	}
+}
+
+// wait returns once every node of the batch is cordoned (or its task has
+// ended), at timeout, or when ctx ends.
+func (g *batchGate) wait(ctx context.Context, timeout <-chan time.Time) {
+	select {
+	case <-g.all:
+	case <-timeout:
+	case <-ctx.Done():
 	}
 }

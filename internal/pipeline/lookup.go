@@ -158,11 +158,7 @@ func cordoned(ctx context.Context, g *batchGate) {
 	}
 	t := time.NewTimer(cordonFirstWait)
 	defer t.Stop()
-	select {
-	case <-g.all:
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	g.wait(ctx, t.C)
 }
 
 // acts reports whether an action touches the node (and so needs a lookup).

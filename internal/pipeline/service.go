@@ -28,6 +28,10 @@ const (
 	AutoModeCompute = "auto"
 )
 
+// karpenterLabels are the labels of Karpenter's nodes, v1 and before: the
+// read path skips a node with any, the unread cordon tests for none.
+var karpenterLabels = []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel}
+
 // locate finds the node on inst: with a NodeGetter, as read (the cold
 // cordon path's every read is a round trip, and the checks before the
 // drain need its labels); otherwise by name alone, read nil.
@@ -66,7 +70,7 @@ func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, n
 	if !a.cfg.SkipKarpenter {
 		return "", nil
 	}
-	for _, label := range []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel} {
+	for _, label := range karpenterLabels {
 		if pool, ok := labels[label]; ok {
 			return fmt.Sprintf("node %s belongs to Karpenter (%s=%q) and DRAINPIPE_KARPENTER_NODES=skip: "+
 				"Karpenter's interruption handling takes care of it", name, label, pool), nil

@@ -34,7 +34,7 @@ func (a *Actor) cordonUnread(ctx context.Context, d Drainer, t handler.Task, p e
 	}
 	var absent []string
 	if a.cfg.SkipKarpenter {
-		absent = append(absent, KarpenterNodePoolLabel, KarpenterProvisionerLabel)
+		absent = append(absent, karpenterLabels...)
 	}
 	if a.cfg.SkipAutoMode {
 		absent = append(absent, AutoModeLabel)
