@@ -21,6 +21,12 @@ import (
 // wave's enqueue.
 type Times struct {
 	Cordoned, Drained time.Duration // zero until seen
+	// Reclaimed is when the instance was taken back at its deadline
+	// (Fleet.Reclaim), zero if it was not; Lost is how many evictable pods
+	// the node still held then. A node reclaimed undrained counts as
+	// drained at that time: nothing is left on it.
+	Reclaimed time.Duration
+	Lost      int
 }
 
 // Observer watches the fleet's nodes and pods (with the admin client, so
@@ -103,6 +109,24 @@ func (o *Observer) node(obj any) {
 		t.Cordoned = time.Since(o.start)
 		o.progress(n.Name)
 	}
+}
+
+// Reclaimed records that node's instance is being taken back now, with
+// the evictable pods the watch last saw on it.
+func (o *Observer) Reclaimed(node string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.times[node]
+	if t == nil || o.start.IsZero() || t.Reclaimed != 0 {
+		return
+	}
+	t.Reclaimed = time.Since(o.start)
+	if t.Drained != 0 {
+		return
+	}
+	t.Lost, t.Drained = len(o.evictable[node]), t.Reclaimed
+	close(o.changed)
+	o.changed = make(chan struct{})
 }
 
 func (o *Observer) pod(obj any, deleted bool) {

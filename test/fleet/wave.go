@@ -37,13 +37,22 @@ func queuesWith(fake *awsfake.Server, o awsfake.QueueOptions) (queue, dlq string
 // Spot target and a terminate lifecycle action for each hooked one, as
 // EventBridge delivers them. It returns the number of messages.
 func (f *Fleet) Enqueue(fake *awsfake.Server, queue string) (int, error) {
-	return EnqueueNodes(fake, queue, f.Targets())
+	return enqueueAt(fake, queue, f.Targets(), time.Now().UTC())
+}
+
+// EnqueueAt is Enqueue with the events dated at (SpotDeadline(at) is when
+// their instances go).
+func (f *Fleet) EnqueueAt(fake *awsfake.Server, queue string, at time.Time) (int, error) {
+	return enqueueAt(fake, queue, f.Targets(), at)
 }
 
 // EnqueueNodes sends the events of some targets only (a wave in parts,
 // with a fault injected in between); it returns the number of messages.
 func EnqueueNodes(fake *awsfake.Server, queue string, nodes []Node) (int, error) {
-	now := time.Now().UTC()
+	return enqueueAt(fake, queue, nodes, time.Now().UTC())
+}
+
+func enqueueAt(fake *awsfake.Server, queue string, nodes []Node, now time.Time) (int, error) {
 	sent := 0
 	for _, n := range nodes {
 		body, err := Event(n, now)

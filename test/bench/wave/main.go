@@ -67,6 +67,7 @@ type options struct {
 	peers                  string
 	env                    string // comma-separated DRAINPIPE_* settings for Drainpipe's runs
 	verbose                bool
+	reclaim                bool // Spot instances go at their deadline (fleet.Reclaim)
 }
 
 func main() {
@@ -96,6 +97,7 @@ func run() error {
 	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor", "which runs, in order (also: limit)")
 	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
+	flag.BoolVar(&o.reclaim, "reclaim", true, "take each Spot instance back at its deadline, its pods with it, as EC2 does")
 	flag.Parse()
 	if o.memoryMB == 0 {
 		var err error

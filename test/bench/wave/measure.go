@@ -41,6 +41,10 @@ func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *aws
 		if t.Drained == 0 {
 			r.undrained++
 		}
+		if t.Reclaimed != 0 && t.Reclaimed == t.Drained {
+			r.reclaimed++
+			r.lost += t.Lost
+		}
 	}
 	r.cordoned, r.drained = cordoned, drained
 	r.cordonP99 = fleet.Percentile(cordoned, 99)

@@ -28,6 +28,7 @@ type result struct {
 	drainedP50            time.Duration
 	cordoned, drained     []time.Duration // per interrupted node, zero: never
 	undrained             int
+	reclaimed, lost       int // nodes reclaimed at their deadline undrained; the evictable pods they held
 	bound                 time.Duration
 	hooks                 fleet.Hooks
 	dlq, apf              int
@@ -44,8 +45,8 @@ type result struct {
 }
 
 func (r *result) summary(peer string) string {
-	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
-		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
+	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained, %d reclaimed undrained with %d pods), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
+		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
 		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
@@ -238,13 +239,18 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err != nil {
 		return nil, err
 	}
-	obs.Start()
+	sent := obs.Start()
+	var stopReclaim func() error = func() error { return nil }
+	if o.reclaim {
+		stopReclaim = f.Reclaim(rctx, admin, fake, obs, sent)
+	}
 	if o.verbose { // beside the bootstraps' lines, to time them from the wave's start
 		fmt.Fprintf(output(true), "{\"time\":%q,\"msg\":\"bench: wave sent\",\"peer\":%q}\n", time.Now().UTC().Format(time.RFC3339Nano), peer)
 	}
 	if queue != "" {
-		if _, err := f.Enqueue(fake, queue); err != nil {
+		if _, err := f.EnqueueAt(fake, queue, sent); err != nil {
 			stopNeighbour()
+			_ = stopReclaim()
 			return nil, err
 		}
 	} else {
@@ -260,10 +266,16 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	} else {
 		waitErr = obs.WaitDrained(rctx)
 	}
+	if waitErr != nil && o.verbose {
+		reportUndrained(ctx, output(true), admin, f, obs)
+	}
 	if queue != "" && waitErr == nil { // the hooks are completed after the drains
 		waitSettled(rctx, fake, queue)
 	}
 	r.neighbour = stopNeighbour()
+	if err := stopReclaim(); err != nil {
+		return nil, err
+	}
 	if err := halt(); err != nil {
 		return nil, err
 	}
