@@ -30,6 +30,7 @@ func main() {
 }
 
 func run() int {
+	tuneGC(os.Getenv)
 	cfg, err := config.Load(os.Getenv)
 	if err != nil {
 		newLogger(slog.LevelInfo, nil).Error("initialising", "error", err)
