@@ -34,10 +34,16 @@ func waitCordoned(ctx context.Context, obs *fleet.Observer) error {
 
 // fill reads the run's outcome from the observer, the fake and the API
 // server.
-func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer, dlq string, apf0 int) (*result, error) {
-	var cordoned, drained []time.Duration
-	for _, t := range obs.Times() {
-		cordoned, drained = append(cordoned, t.Cordoned), append(drained, t.Drained)
+// A cordon is timed by commits (the API server's audit log) where it has
+// the node, by the observer's watch otherwise.
+func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer, commits map[string]time.Duration, dlq string, apf0 int) (*result, error) {
+	var cordoned, seen, drained []time.Duration
+	for name, t := range obs.Times() {
+		c := t.Cordoned
+		if at, ok := commits[name]; ok {
+			c = at
+		}
+		cordoned, seen, drained = append(cordoned, c), append(seen, t.Cordoned), append(drained, t.Drained)
 		if t.Drained == 0 {
 			r.undrained++
 		}
@@ -47,7 +53,7 @@ func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *aws
 		}
 	}
 	r.cordoned, r.drained = cordoned, drained
-	r.cordonP99 = fleet.Percentile(cordoned, 99)
+	r.cordonP99, r.cordonSeenP99 = fleet.Percentile(cordoned, 99), fleet.Percentile(seen, 99)
 	r.drainedP50, r.drainedP99 = fleet.Percentile(drained, 50), fleet.Percentile(drained, 99)
 	r.drainedP99 = min(r.drainedP99, r.bound) // never seen: the bound, a lower bound
 	r.hooks = f.HookState(fake)

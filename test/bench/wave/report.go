@@ -35,12 +35,12 @@ func lastLine(res map[string]*result) (string, bool) {
 	return fmt.Sprintf("bench wave%d: cordon_p99=%.2f drained_p99=%.2f nth_drained_p99=%s floor_cordon_p99=%.2f floor_drained_p99=%.2f fp_drained_p99=%.2f "+
 		"ratio_nth=%s ratio_limit=%.2f ratio_cordon=%.2f apf_rejected=%d apf_rejected_nofc=%d "+
 		"neighbour_p99=%.3f neighbour_p99_nofc=%.3f neighbour_rejected=%d neighbour_rejected_nofc=%d "+
-		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f dlq=%d hooks_open=%d lost_pods=%d floor_lost_pods=%d",
+		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f dlq=%d hooks_open=%d lost_pods=%d floor_lost_pods=%d cordon_seen_p99=%.2f floor_cordon_seen_p99=%.2f",
 		dp.targets, secs(dp.cordonP99), secs(dp.drainedP99), nthDrained, secs(floorCordon), secs(floorDrained), secs(fl.firstPrinciples),
 		ratioNTH, ratio(dp.drainedP99, floorDrained), ratio(dp.cordonP99, floorCordon),
 		dp.apf, nofc.apf, secs(dp.neighbour.p99), secs(nofc.neighbour.p99), dp.neighbour.rejected, nofc.neighbour.rejected,
 		dp.cost.gbSeconds/float64(max(1, dp.targets)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg),
-		dp.dlq, dp.hooks.Open, dp.lost, fl.lost), true
+		dp.dlq, dp.hooks.Open, dp.lost, fl.lost, secs(dp.cordonSeenP99), secs(fl.cordonSeenP99)), true
 }
 
 func secs(d time.Duration) float64 { return d.Seconds() }

@@ -25,6 +25,7 @@ import (
 type result struct {
 	targets               int
 	cordonP99, drainedP99 time.Duration
+	cordonSeenP99         time.Duration // the cordons as the observer's watch saw them
 	drainedP50            time.Duration
 	cordoned, drained     []time.Duration // per interrupted node, zero: never
 	undrained             int
@@ -45,8 +46,8 @@ type result struct {
 }
 
 func (r *result) summary(peer string) string {
-	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs, drained p50 %.2fs p99 %s (%d undrained, %d reclaimed undrained with %d pods), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
-		peer, r.targets, r.cordonP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
+	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs (seen %.2fs), drained p50 %.2fs p99 %s (%d undrained, %d reclaimed undrained with %d pods), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
+		peer, r.targets, r.cordonP99.Seconds(), r.cordonSeenP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
 		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
@@ -98,8 +99,17 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, limit)", peer)
 	}
 	began := time.Now()
+	auditDir, err := os.MkdirTemp("", "bench-wave-audit-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(auditDir)
+	flags, auditLog, err := auditFlags(auditDir)
+	if err != nil {
+		return nil, err
+	}
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	sb, err := sandbox.Start(sctx, sandbox.Options{Logger: log})
+	sb, err := sandbox.Start(sctx, sandbox.Options{Logger: log, APIServerFlags: flags})
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("starting sandbox: %w", err)
@@ -279,7 +289,15 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err := halt(); err != nil {
 		return nil, err
 	}
-	if _, err := r.fill(ctx, admin, fake, f, obs, dlq, apf0); err != nil {
+	targets := map[string]bool{}
+	for _, n := range f.Targets() {
+		targets[n.Name] = true
+	}
+	commits, err := cordonCommits(auditLog, sent, targets)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.fill(ctx, admin, fake, f, obs, commits, dlq, apf0); err != nil {
 		return nil, err
 	}
 	disp1, rej1, err := fleet.FlowCounts(ctx, admin)
