@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+
+	"github.com/drainpipe/drainpipe/internal/config"
 )
 
 // Props configures the stack. FromContext fills it from CDK context;
@@ -383,9 +385,13 @@ func (p Props) managedEnv() map[string]string {
 	return env
 }
 
-// environment is the function's full environment.
+// environment is the function's full environment: the runtime's
+// settings, the props' and the operator's own, which win.
 func (p Props) environment() map[string]string {
 	env := p.managedEnv()
+	for k, v := range config.RuntimeEnv() {
+		env[k] = v
+	}
 	for k, v := range p.Env {
 		env[k] = v
 	}

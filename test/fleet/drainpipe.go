@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/esm"
 	"github.com/drainpipe/drainpipe/test/sandbox"
@@ -87,6 +88,9 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 		"AWS_DEFAULT_REGION=" + awsfake.Region,
 		"AWS_ENDPOINT_URL=" + fake.URL(),
 	}, fake.Env()...) // endpoints, region and credentials: the fake verifies signatures
+	for k, v := range config.RuntimeEnv() { // as the stack deploys it
+		env = append(env, k+"="+v)
+	}
 	env = append(append(env, access...), fn.Env...)
 	m, err := esm.Start(esm.Options{
 		Fake: fake, QueueURL: queue, QueueARN: QueueARN,

@@ -72,26 +72,34 @@ func (f *Fleet) Reclaim(ctx context.Context, c kubernetes.Interface, fake *awsfa
 // reclaim ends n's instance: its node first, so the scheduler places
 // nothing more on it, then the pods bound to it, as the pod garbage
 // collector would (again until none is left: a replacement bound just
-// before the node went).
+// before the node went). A failed request is tried again until the run
+// ends: the API server of a large wave's bound run, flooded, answers
+// some with errors.
 func (f *Fleet) reclaim(ctx context.Context, c kubernetes.Interface, fake *awsfake.Server, obs *Observer, n Node) error {
 	obs.Reclaimed(n.Name)
 	fake.SetInstanceState(n.InstanceID, "terminated")
-	err := c.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("reclaiming %s: deleting its node: %w", n.Name, err)
-	}
 	zero := int64(0)
 	on := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", n.Name).String()}
 	pods := c.CoreV1().Pods(f.Namespace)
-	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if err := c.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			last = fmt.Errorf("deleting its node: %w", err)
+			return false, nil
+		}
 		if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, on); err != nil {
-			return false, err
+			last = fmt.Errorf("deleting its pods: %w", err)
+			return false, nil
 		}
 		left, err := pods.List(ctx, on)
-		return err == nil && len(left.Items) == 0, err
+		if err != nil {
+			last = fmt.Errorf("listing its pods: %w", err)
+			return false, nil
+		}
+		return len(left.Items) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("reclaiming %s: deleting its pods: %w", n.Name, err)
+		return fmt.Errorf("reclaiming %s: %w (last: %v)", n.Name, err, last)
 	}
 	return nil
 }

@@ -297,6 +297,11 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err != nil {
 		return nil, err
 	}
+	if o.verbose {
+		for name, at := range commits {
+			fmt.Fprintf(output(true), "{\"msg\":\"bench: cordon committed\",\"peer\":%q,\"node\":%q,\"after_s\":%.3f}\n", peer, name, at.Seconds())
+		}
+	}
 	if _, err := r.fill(ctx, admin, fake, f, obs, commits, dlq, apf0); err != nil {
 		return nil, err
 	}
