@@ -52,7 +52,14 @@ type run struct {
 }
 
 func (d *Drainer) newRun(ctx context.Context, req Request, log *slog.Logger) (*run, error) {
-	list, err := d.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: nodeSelector(req.Node)})
+	// From the watch cache as it stands (resourceVersion 0): a consistent
+	// list waits for the cache to catch up with etcd, and under a large
+	// wave such lists hit the API server's timeout. The watch resumes at
+	// the list's resourceVersion, so what the cache had not yet seen
+	// still comes.
+	list, err := d.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: nodeSelector(req.Node), ResourceVersion: "0",
+	})
 	if err != nil {
 		return nil, fmt.Errorf("listing pods on %s: %w", req.Node, err)
 	}
