@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -54,8 +55,9 @@ type Actor struct {
 	timeouts   HookTimeouts // nil when Hooks cannot tell
 	sweep      func(ctx context.Context) handler.Result
 	groups     *group.Limiter
-	gates      gates  // each prepared batch's: cordons before evictions
-	parked     func() // test seam: a drain waits for the rest of its batch
+	gates      gates                                      // each prepared batch's: cordons before evictions
+	parked     func()                                     // test seam: a drain waits for the rest of its batch
+	waveWait   func(ctx context.Context, until time.Time) // a wave's drains, after their batch's cordons
 }
 
 var _ handler.Actor = (*Actor)(nil)
@@ -90,7 +92,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	}
 	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
-		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep,
+		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep, waveWait: holdUntil,
 		groups: d.Groups,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
@@ -66,5 +67,70 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 	}
 	if want["evict "+nodeName] < want["cordon "+otherNode] {
 		t.Errorf("order %v: want every cordon of the batch before its first eviction", order)
+	}
+}
+
+// A wave's batch (every record on its first delivery) holds its drains
+// waveHold past its last cordon, so that its evictions and events do not
+// reach the API server beside the other environments' cordons; a batch
+// with a redelivery does not: its nodes were cordoned long ago.
+func TestWaveBatchHoldsItsEvictionsAfterItsCordons(t *testing.T) {
+	const other, otherNode = "i-0fedcba9876543210", "ip-10-0-1-24.eu-west-1.compute.internal"
+	for _, tc := range []struct {
+		name     string
+		receives int
+		holds    int
+	}{{"first deliveries", 1, 2}, {"a redelivery", 2, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			inst2 := ourInstance()
+			inst2.ID, inst2.PrivateDNSName = other, otherNode
+			var mu sync.Mutex
+			var order []string
+			note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+			d := &fakeDrainer{report: drain.Report{Done: true}, run: func(ctx context.Context, req drain.Request) {
+				note("cordon")
+				if req.AfterCordon != nil {
+					req.AfterCordon(ctx)
+				}
+				note("evict")
+			}}
+			r := newRig(t, rigOpts{
+				instances: map[string]instance.Instance{instID: ourInstance(), other: inst2},
+				nodes:     map[string]string{instID: nodeName, other: otherNode},
+				drainer:   d,
+			})
+			r.actor.waveWait = func(context.Context, time.Time) { note("hold") }
+			spot2 := spot(t0)
+			spot2.Instances = []string{other}
+			tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
+				{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: tc.receives}}
+			ctx := context.Background()
+			r.actor.Prepare(ctx, tasks)
+			var wg sync.WaitGroup
+			for _, tk := range tasks {
+				wg.Go(func() { r.actor.Act(ctx, tk) })
+			}
+			wg.Wait()
+			// Each drain holds between the batch's cordons and its own
+			// evictions: no eviction comes before as many holds.
+			holds, evicts, lastCordon, firstEvict := 0, 0, -1, len(order)
+			for i, s := range order {
+				switch s {
+				case "hold":
+					holds++
+				case "cordon":
+					lastCordon = i
+				case "evict":
+					evicts++
+					firstEvict = min(firstEvict, i)
+					if tc.holds > 0 && holds < evicts {
+						t.Errorf("order %v: an eviction before its hold", order)
+					}
+				}
+			}
+			if holds != tc.holds || lastCordon > firstEvict {
+				t.Errorf("order %v: want %d holds and every cordon before the first eviction", order, tc.holds)
+			}
+		})
 	}
 }

@@ -128,7 +128,9 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 	ids := make([]string, 0, len(tasks))
 	var drains []string // the batch's cordons, each evicting after all
+	wave := true        // every task on its first delivery
 	for _, t := range tasks {
+		wave = wave && t.ReceiveCount <= 1
 		if _, restore := restoreOf(t); t.InstanceID != "" && (acts(t.Action) || restore) {
 			ids = append(ids, t.InstanceID)
 			if !restore {
@@ -136,7 +138,7 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 			}
 		}
 	}
-	g := a.gates.open(drains)
+	g := a.gates.open(drains, wave)
 	for _, t := range tasks {
 		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
 		after := g
