@@ -6,9 +6,9 @@ import "strconv"
 // its GOGC variable: the Go runtime reads it before any package is
 // initialised, so a cold start's own initialisation (5 MB of allocations,
 // the AWS SDK's service schemas among them) does not collect. Six
-// environments starting at once on two cores reached main 20 ms sooner
-// for it (85 → 65 ms). An environment's heap is small beside its memory:
-// the function sets a soft limit too (lambda/gc.go).
+// environments starting at once on two cores reached main sooner for it
+// (median 91 → 67 ms). An environment's heap is small beside its
+// memory: the function sets a soft limit too (lambda/gc.go).
 const GOGC = 400
 
 // RuntimeEnv is what the function's environment holds besides its
