@@ -245,8 +245,9 @@ func (c *cordoning) Run(ctx context.Context, req drain.Request) (drain.Report, e
 }
 
 // A wave's last cordons waited behind its first nodes' event writes: the
-// node's start event is written once the node is cordoned (and, when a
-// gate holds the batch's evictions, once the gate opens), never before.
+// node's start event is written once the node is cordoned and the
+// batch's gate has opened, never before, whether the drain evicts (the
+// drain passes the gate) or only cordons (the wrapper passes it).
 func TestStartEventFollowsTheCordon(t *testing.T) {
 	for _, evict := range []bool{true, false} {
 		client := fake.NewClientset()
@@ -254,16 +255,22 @@ func TestStartEventFollowsTheCordon(t *testing.T) {
 		c := &cordoning{r: r}
 		req := spotReq()
 		req.Evict = evict
-		gated := false
-		req.AfterCordon = func(context.Context) { gated = true }
+		gated, startedAtGate := 0, false
+		req.AfterCordon = func(context.Context) {
+			gated++
+			startedAtGate = r.session(req.Node).startedChan() != nil
+		}
 		if _, err := r.Wrap(c).Run(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 		if c.atCordon {
 			t.Errorf("evict %v: the node's start event was begun before the cordon", evict)
 		}
-		if evict && (!c.afterGate || !gated) {
-			t.Errorf("evict %v: start event begun after the gate %v, the caller's gate called %v; want both", evict, c.afterGate, gated)
+		if gated != 1 || startedAtGate {
+			t.Errorf("evict %v: the caller's gate called %d times, the start event begun before it %v; want once, and not", evict, gated, startedAtGate)
+		}
+		if evict && !c.afterGate {
+			t.Errorf("evict %v: start event not begun once the drain passed the gate", evict)
 		}
 		list, err := client.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
 		if err != nil {

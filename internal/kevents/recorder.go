@@ -90,14 +90,19 @@ type wrapped struct {
 // cordoned, then its outcome event, and waits (at most Options.Flush) for
 // the writes to finish.
 //
-// The start event follows the cordon, and the request's own AfterCordon
-// (the batch's gate) when evicting: written first, a wave's start events
-// were on their way to the API server with its last cordons.
+// The start event follows the cordon and the request's own AfterCordon
+// (the batch's gate): written first, a wave's start events were on their
+// way to the API server with its last cordons. A cordon alone passes no
+// AfterCordon, so the gate is passed here once it returns: in a wave of
+// cordons only (rebalance recommendations), each node's event went out
+// beside the other environments' cordons.
 func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, error) {
 	s := w.r.begin(ctx, req)
 	defer w.r.end(s)
 	gate := req.AfterCordon
+	var passed bool
 	req.AfterCordon = func(ctx context.Context) {
+		passed = true
 		if gate != nil {
 			gate(ctx)
 		}
@@ -105,7 +110,10 @@ func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, erro
 	}
 	rep, err := w.d.Run(ctx, req)
 	if err == nil {
-		s.start() // a cordon alone passes no AfterCordon
+		if !passed && gate != nil {
+			gate(ctx)
+		}
+		s.start()
 		if typ, reason, msg, ok := outcome(req, rep); ok {
 			s.node(typ, reason, msg)
 		}
