@@ -38,11 +38,12 @@ type batchGate struct {
 }
 
 func newBatchGate(ids []string) *batchGate {
-	g := &batchGate{left: map[string]bool{}, all: make(chan struct{}), allAt: time.Now()}
+	g := &batchGate{left: map[string]bool{}, all: make(chan struct{})}
 	for _, id := range ids {
 		g.left[id] = true
 	}
 	if len(g.left) == 0 {
+		g.allAt = time.Now()
 		close(g.all)
 	}
 	return g
@@ -131,11 +132,7 @@ func (a *Actor) afterCordon(id string) func(context.Context) {
 		g.arrive(id)
 		defer func() {
 			if at, ok := g.cordonedAt(); ok && g.wave {
-				wait := a.waveWait
-				if wait == nil {
-					wait = holdUntil
-				}
-				wait(ctx, at.Add(waveHold))
+				a.waveWait(ctx, at.Add(waveHold))
 			}
 		}()
 		select {

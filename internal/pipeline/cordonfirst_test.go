@@ -13,14 +13,32 @@ import (
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
 
+// The second instance of a batch of two, and its node.
+const other, otherNode = "i-0fedcba9876543210", "ip-10-0-1-24.eu-west-1.compute.internal"
+
+// batchOfTwo is a rig draining through d our instance and other, and a
+// batch of their Spot warnings: ours on its first delivery, other's on
+// delivery receives.
+func batchOfTwo(t *testing.T, d *fakeDrainer, receives int) (*rig, []handler.Task) {
+	t.Helper()
+	inst2 := ourInstance()
+	inst2.ID, inst2.PrivateDNSName = other, otherNode
+	r := newRig(t, rigOpts{
+		instances: map[string]instance.Instance{instID: ourInstance(), other: inst2},
+		nodes:     map[string]string{instID: nodeName, other: otherNode},
+		drainer:   d,
+	})
+	spot2 := spot(t0)
+	spot2.Instances = []string{other}
+	return r, []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
+		{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: receives}}
+}
+
 // A batch cordons all its nodes before any of them is evicted: in the
 // 200-node wave an environment's first drains fired their evictions while
 // its last cordons were still on their way, and those cordons waited
 // behind them for seconds (1.2–4.5 s in one environment).
 func TestBatchCordonsBeforeItEvicts(t *testing.T) {
-	const other, otherNode = "i-0fedcba9876543210", "ip-10-0-1-24.eu-west-1.compute.internal"
-	inst2 := ourInstance()
-	inst2.ID, inst2.PrivateDNSName = other, otherNode
 	var mu sync.Mutex
 	var order []string
 	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
@@ -43,17 +61,9 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 			close(evictedA)
 		}
 	}}
-	r := newRig(t, rigOpts{
-		instances: map[string]instance.Instance{instID: ourInstance(), other: inst2},
-		nodes:     map[string]string{instID: nodeName, other: otherNode},
-		drainer:   d,
-	})
+	r, tasks := batchOfTwo(t, d, 1)
 	var once sync.Once
 	r.actor.parked = func() { once.Do(func() { close(parked) }) }
-	spot2 := spot(t0)
-	spot2.Instances = []string{other}
-	tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
-		{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: 1}}
 	ctx := context.Background()
 	r.actor.Prepare(ctx, tasks)
 	var wg sync.WaitGroup
@@ -75,15 +85,12 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 // reach the API server beside the other environments' cordons; a batch
 // with a redelivery does not: its nodes were cordoned long ago.
 func TestWaveBatchHoldsItsEvictionsAfterItsCordons(t *testing.T) {
-	const other, otherNode = "i-0fedcba9876543210", "ip-10-0-1-24.eu-west-1.compute.internal"
 	for _, tc := range []struct {
 		name     string
 		receives int
 		holds    int
 	}{{"first deliveries", 1, 2}, {"a redelivery", 2, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
-			inst2 := ourInstance()
-			inst2.ID, inst2.PrivateDNSName = other, otherNode
 			var mu sync.Mutex
 			var order []string
 			note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
@@ -94,16 +101,8 @@ func TestWaveBatchHoldsItsEvictionsAfterItsCordons(t *testing.T) {
 				}
 				note("evict")
 			}}
-			r := newRig(t, rigOpts{
-				instances: map[string]instance.Instance{instID: ourInstance(), other: inst2},
-				nodes:     map[string]string{instID: nodeName, other: otherNode},
-				drainer:   d,
-			})
+			r, tasks := batchOfTwo(t, d, tc.receives)
 			r.actor.waveWait = func(context.Context, time.Time) { note("hold") }
-			spot2 := spot(t0)
-			spot2.Instances = []string{other}
-			tasks := []handler.Task{task(policy.ActionCordonAndDrain, 1, spot(t0)),
-				{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: tc.receives}}
 			ctx := context.Background()
 			r.actor.Prepare(ctx, tasks)
 			var wg sync.WaitGroup

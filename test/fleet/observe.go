@@ -125,8 +125,7 @@ func (o *Observer) Reclaimed(node string) {
 		return
 	}
 	t.Lost, t.Drained = len(o.evictable[node]), t.Reclaimed
-	close(o.changed)
-	o.changed = make(chan struct{})
+	o.drained()
 }
 
 func (o *Observer) pod(obj any, deleted bool) {
@@ -155,6 +154,11 @@ func (o *Observer) progress(node string) {
 		return
 	}
 	t.Drained = time.Since(o.start)
+	o.drained()
+}
+
+// drained wakes WaitDrained: a node has just been drained; o.mu is held.
+func (o *Observer) drained() {
 	close(o.changed)
 	o.changed = make(chan struct{})
 }
