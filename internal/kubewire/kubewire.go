@@ -5,7 +5,11 @@
 package kubewire
 
 import (
+	"crypto/tls"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,16 +36,21 @@ func Tune(rc *rest.Config, qps float32, burst int) {
 	rc.Wrap(oneDialFirst)
 }
 
-// firstAlone holds a fresh client's requests until its first has been
-// answered. Go's transport dials a connection for every request that
+// firstAlone holds a fresh client's requests until its first has its
+// connection. Go's transport dials a connection for every request that
 // finds none, so a batch's first ten requests, all at once, opened ten
 // TLS connections: ten handshakes for the API server in a wave's busiest
-// second, where one HTTP/2 connection carries them all. The wait is the
-// first request's round trip, which the others would have spent dialing.
+// second, where one HTTP/2 connection carries them all. On HTTP/2 the
+// others go as soon as that connection is up; they used to wait for the
+// first's answer, a round trip of a loaded API server (up to 0.23 s in a
+// 200-node wave) before a batch's other nine cordons. On HTTP/1 each
+// request needs a connection of its own, and the others wait for the
+// first's answer to reuse its connection.
 type firstAlone struct {
 	base  http.RoundTripper
 	taken atomic.Bool
-	done  chan struct{} // closed once the first request has its answer
+	once  sync.Once
+	done  chan struct{} // closed once the first request has its HTTP/2 connection or its answer
 }
 
 func oneDialFirst(rt http.RoundTripper) http.RoundTripper {
@@ -50,8 +59,13 @@ func oneDialFirst(rt http.RoundTripper) http.RoundTripper {
 
 func (f *firstAlone) RoundTrip(r *http.Request) (*http.Response, error) {
 	if f.taken.CompareAndSwap(false, true) {
-		defer close(f.done)
-		return f.base.RoundTrip(r)
+		defer f.release()
+		trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+			if multiplexed(c.Conn) {
+				f.release()
+			}
+		}}
+		return f.base.RoundTrip(r.WithContext(httptrace.WithClientTrace(r.Context(), trace)))
 	}
 	select {
 	case <-f.done:
@@ -59,6 +73,15 @@ func (f *firstAlone) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, r.Context().Err()
 	}
 	return f.base.RoundTrip(r)
+}
+
+func (f *firstAlone) release() { f.once.Do(func() { close(f.done) }) }
+
+// multiplexed reports a connection that speaks HTTP/2 (negotiated in its
+// TLS handshake), on which the transport sends the other requests too.
+func multiplexed(c net.Conn) bool {
+	tc, ok := c.(interface{ ConnectionState() tls.ConnectionState })
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // WrappedRoundTripper lets client-go reach the transport beneath.
