@@ -40,7 +40,12 @@
 // other that drained every node), so both ratios are at least 1 by
 // construction; fp_drained_p99 is the first-principles figure. A run that leaves nodes undrained at -bound reports the
 // bound (a lower bound, marked). -chart names the SVG of the share of
-// nodes cordoned and drained over time.
+// nodes cordoned and drained over time. -rounds N runs the peers N times
+// and prints, before the last line (the last round's),
+//
+//	bench rounds=<N>: cordon_p99s=<s,…> floor_cordon_p99s=<s,…> ratio_cordons=<z,…> ratio_limits=<y,…> median_ratio_cordon=<z> median_ratio_limit=<y>
+//
+// each round's ratio against its own bound, and their medians.
 package main
 
 import (
@@ -68,6 +73,7 @@ type options struct {
 	env                    string // comma-separated DRAINPIPE_* settings for Drainpipe's runs
 	verbose                bool
 	reclaim                bool // Spot instances go at their deadline (fleet.Reclaim)
+	rounds                 int  // the peers run this many times (roundsLine)
 }
 
 func main() {
@@ -97,6 +103,7 @@ func run() error {
 	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor", "which runs, in order (also: limit)")
 	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
+	flag.IntVar(&o.rounds, "rounds", 1, "run the peers this many times, each round back to back; more than one adds a line of every round's ratios and their median")
 	flag.BoolVar(&o.reclaim, "reclaim", true, "take each Spot instance back at its deadline, its pods with it, as EC2 does")
 	flag.Parse()
 	if o.memoryMB == 0 {
@@ -111,17 +118,28 @@ func run() error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	fmt.Printf("wave: %d nodes × %d pods, spot %.0f%%, hooks %.0f%% of the rest; batch %d, window %s, concurrency %d; load %s\n",
 		o.nodes, o.pods, o.spot*100, o.hooks*100, o.batch, o.window, o.concurrency, loadavg())
-	res := map[string]*result{}
-	for _, peer := range strings.Split(o.peers, ",") {
-		r, err := runOne(ctx, log, o, peer)
-		if err != nil {
-			return fmt.Errorf("%s: %w", peer, err)
+	var rounds []map[string]*result
+	var res map[string]*result
+	for round := range max(1, o.rounds) {
+		if o.rounds > 1 {
+			fmt.Printf("round %d of %d\n", round+1, o.rounds)
 		}
-		res[peer] = r
-		fmt.Println(r.summary(peer))
+		res = map[string]*result{}
+		for _, peer := range strings.Split(o.peers, ",") {
+			r, err := runOne(ctx, log, o, peer)
+			if err != nil {
+				return fmt.Errorf("%s: %w", peer, err)
+			}
+			res[peer] = r
+			fmt.Println(r.summary(peer))
+		}
+		rounds = append(rounds, res)
 	}
 	if err := chart(o, res); err != nil {
 		return err
+	}
+	if line, ok := roundsLine(rounds); ok {
+		fmt.Println(line)
 	}
 	if line, ok := lastLine(res); ok {
 		fmt.Println(line)

@@ -19,15 +19,7 @@ func lastLine(res map[string]*result) (string, bool) {
 	if nt != nil {
 		nthDrained, ratioNTH = nt.drainedString(), fmt.Sprintf("%.1f", ratio(nt.drainedP99, dp.drainedP99))
 	}
-	floorCordon, floorDrained := fl.cordonP99, fl.drainedP99
-	for _, r := range res {
-		if r.cordonP99 > 0 && r.undrained == 0 {
-			floorCordon = min(floorCordon, r.cordonP99)
-		}
-		if r != fl && r.drainedP99 > 0 && r.undrained == 0 && r.lost == 0 {
-			floorDrained = min(floorDrained, r.drainedP99)
-		}
-	}
+	floorCordon, floorDrained := floors(res)
 	nofc := res["drainpipe-nofc"]
 	if nofc == nil {
 		nofc = &result{apf: -1, neighbour: neighbourResult{rejected: -1}}
@@ -41,6 +33,23 @@ func lastLine(res map[string]*result) (string, bool) {
 		dp.apf, nofc.apf, secs(dp.neighbour.p99), secs(nofc.neighbour.p99), dp.neighbour.rejected, nofc.neighbour.rejected,
 		dp.cost.gbSeconds/float64(max(1, dp.targets)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg),
 		dp.dlq, dp.hooks.Open, dp.lost, fl.lost, secs(dp.cordonSeenP99), secs(fl.cordonSeenP99)), true
+}
+
+// floors is the bound of the runs in res: the floor's cordon and drained
+// p99, each clamped to the fastest run that drained every node (and lost
+// no pod, for the drain). res must hold a floor run.
+func floors(res map[string]*result) (cordon, drained time.Duration) {
+	fl := res["floor"]
+	cordon, drained = fl.cordonP99, fl.drainedP99
+	for _, r := range res {
+		if r.cordonP99 > 0 && r.undrained == 0 {
+			cordon = min(cordon, r.cordonP99)
+		}
+		if r != fl && r.drainedP99 > 0 && r.undrained == 0 && r.lost == 0 {
+			drained = min(drained, r.drainedP99)
+		}
+	}
+	return cordon, drained
 }
 
 func secs(d time.Duration) float64 { return d.Seconds() }
