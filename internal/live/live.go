@@ -122,6 +122,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		SkipKarpenter:     cfg.Return.SkipKarpenter,
 		SkipAutoMode:      !cfg.Return.HandleAutoMode,
 		RebalanceHold:     cfg.Return.RebalanceHold,
+		Clusters:          cfg.Clusters,
 	}, pipeline.Deps{
 		Instances: lookup,
 		Clusters:  clusters,

@@ -105,6 +105,10 @@ type Config struct {
 	// RebalanceHold is how long a node cordoned only for a rebalance
 	// recommendation is held before it is given back; 0 keeps it cordoned.
 	RebalanceHold time.Duration
+	// Clusters are the configured clusters. A batch with work builds their
+	// clients while its instances are described (at most warmMax of them;
+	// with more, each is built when a task first needs it).
+	Clusters []string
 }
 
 // withDefaults fills zero fields and rejects nonsensical ones.

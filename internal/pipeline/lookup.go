@@ -110,7 +110,8 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 
 // Prepare holds every lifecycle hook of a batch, keeping them alive until
 // their tasks settle them (queued tasks included), and looks up every
-// instance in one call, before the batch's tasks are dispatched to Act. It
+// instance in one call (building the clusters' clients meanwhile: warm),
+// before the batch's tasks are dispatched to Act. It
 // is optional: Act heartbeats its hooks and looks its instance up on its
 // own when Prepare was not called. Errors are kept and reported by the Act
 // of each affected task.
@@ -146,6 +147,9 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 			after = nil
 		}
 		a.keeper.prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
+	}
+	if len(ids) > 0 {
+		a.warm(ctx)
 	}
 	a.lookups.prepare(ctx, ids)
 }
