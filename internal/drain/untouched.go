@@ -127,7 +127,8 @@ func untouchedPatch(req Request, u Untouched, cfg Config, now time.Time) ([]byte
 	return body, changed, nil
 }
 
-// pointerEscape escapes a map key for a JSON Pointer (RFC 6901).
+// pointerEscape escapes a map key for a JSON Pointer (RFC 6901): "~"
+// first, so the "~" of an escaped "/" stays as it is.
 func pointerEscape(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
