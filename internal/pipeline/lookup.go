@@ -111,10 +111,10 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 // Prepare holds every lifecycle hook of a batch, keeping them alive until
 // their tasks settle them (queued tasks included), and looks up every
 // instance in one call (building the clusters' clients meanwhile: warm),
-// before the batch's tasks are dispatched to Act. It
-// is optional: Act heartbeats its hooks and looks its instance up on its
-// own when Prepare was not called. Errors are kept and reported by the Act
-// of each affected task.
+// before the batch's tasks are dispatched to Act. It is optional: Act
+// heartbeats its hooks and looks its instance up on its own when Prepare
+// was not called. Errors are kept and reported by the Act of each affected
+// task.
 //
 // It opens the batch's gate: each drain evicts only once every node of the
 // batch is cordoned (afterCordon), and the first heartbeats of the hooks
