@@ -34,6 +34,18 @@ func batchOfTwo(t *testing.T, d *fakeDrainer, receives int) (*rig, []handler.Tas
 		{InstanceID: other, Action: policy.ActionCordonAndDrain, Interruptions: []event.Interruption{spot2}, ReceiveCount: receives}}
 }
 
+// actBatch prepares tasks as one batch and acts on them all at once, as
+// the handler does, until every task has ended.
+func actBatch(r *rig, tasks []handler.Task) {
+	ctx := context.Background()
+	r.actor.Prepare(ctx, tasks)
+	var wg sync.WaitGroup
+	for _, tk := range tasks {
+		wg.Go(func() { r.actor.Act(ctx, tk) })
+	}
+	wg.Wait()
+}
+
 // A batch cordons all its nodes before any of them is evicted: in the
 // 200-node wave an environment's first drains fired their evictions while
 // its last cordons were still on their way, and those cordons waited
@@ -64,13 +76,7 @@ func TestBatchCordonsBeforeItEvicts(t *testing.T) {
 	r, tasks := batchOfTwo(t, d, 1)
 	var once sync.Once
 	r.actor.parked = func() { once.Do(func() { close(parked) }) }
-	ctx := context.Background()
-	r.actor.Prepare(ctx, tasks)
-	var wg sync.WaitGroup
-	for _, tk := range tasks {
-		wg.Go(func() { r.actor.Act(ctx, tk) })
-	}
-	wg.Wait()
+	actBatch(r, tasks)
 	want := map[string]int{}
 	for i, s := range order {
 		want[s] = i
@@ -103,13 +109,7 @@ func TestWaveBatchHoldsItsEvictionsAfterItsCordons(t *testing.T) {
 			}}
 			r, tasks := batchOfTwo(t, d, tc.receives)
 			r.actor.waveWait = func(context.Context, time.Time) { note("hold") }
-			ctx := context.Background()
-			r.actor.Prepare(ctx, tasks)
-			var wg sync.WaitGroup
-			for _, tk := range tasks {
-				wg.Go(func() { r.actor.Act(ctx, tk) })
-			}
-			wg.Wait()
+			actBatch(r, tasks)
 			// Each drain holds between the batch's cordons and its own
 			// evictions: no eviction comes before as many holds.
 			holds, evicts, lastCordon, firstEvict := 0, 0, -1, len(order)
