@@ -16,8 +16,7 @@ import (
 // roundsLine sums up rounds of drainpipe and floor runs; false with fewer
 // than two rounds that ran both.
 func roundsLine(rounds []map[string]*result) (string, bool) {
-	var cordon, drained []float64
-	var dpCordon, flCordon []string
+	var cordon, drained, dpCordon, flCordon []float64
 	for _, res := range rounds {
 		dp, fl := res["drainpipe"], res["floor"]
 		if dp == nil || fl == nil {
@@ -26,15 +25,15 @@ func roundsLine(rounds []map[string]*result) (string, bool) {
 		floorCordon, floorDrained := floors(res)
 		cordon = append(cordon, ratio(dp.cordonP99, floorCordon))
 		drained = append(drained, ratio(dp.drainedP99, floorDrained))
-		dpCordon = append(dpCordon, fmt.Sprintf("%.2f", secs(dp.cordonP99)))
-		flCordon = append(flCordon, fmt.Sprintf("%.2f", secs(floorCordon)))
+		dpCordon = append(dpCordon, secs(dp.cordonP99))
+		flCordon = append(flCordon, secs(floorCordon))
 	}
 	if len(cordon) < 2 {
 		return "", false
 	}
 	return fmt.Sprintf("bench rounds=%d: cordon_p99s=%s floor_cordon_p99s=%s ratio_cordons=%s ratio_limits=%s "+
 		"median_ratio_cordon=%.2f median_ratio_limit=%.2f",
-		len(cordon), strings.Join(dpCordon, ","), strings.Join(flCordon, ","), joined(cordon), joined(drained),
+		len(cordon), joined(dpCordon), joined(flCordon), joined(cordon), joined(drained),
 		median(cordon), median(drained)), true
 }
 
