@@ -138,6 +138,9 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	f, err := fleet.Build(bctx, admin, fake, fleet.Spec{
 		Nodes: o.nodes, PodsPerNode: o.pods, SpotShare: o.spot, HookShare: o.hooks, Replicas: o.replicas, Seed: 16,
+		// The groups' hooks exist, as in AWS, with Auto Scaling's default
+		// heartbeat timeout: the function describes them, as it would there.
+		HeartbeatTimeout: time.Hour,
 	})
 	cancel()
 	if err != nil {
