@@ -26,12 +26,13 @@ func TestBudgetPackageInit(t *testing.T) {
 	const runs = 21
 	var ms, mb []float64
 	perPkg := map[string]float64{}
+	env := []string{"GODEBUG=inittrace=1"}
+	for k, v := range config.RuntimeEnv() {
+		env = append(env, k+"="+v)
+	}
 	for range runs {
 		cmd := exec.Command(path)
-		cmd.Env = []string{"GODEBUG=inittrace=1"}
-		for k, v := range config.RuntimeEnv() {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = env
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		_ = cmd.Run() // no runtime API to call: it exits once started
