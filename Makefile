@@ -1,5 +1,8 @@
 # Drainpipe build, test and demo entry points. `make help` lists them.
 GO        ?= go
+# The approved toolchain (go.mod's toolchain line); the go command fetches it
+# from the module proxy on first use.
+export GOTOOLCHAIN ?= go1.27.3
 DIST      ?= dist
 # One version: internal/version/VERSION, stamped with the commit into every build
 # (-buildid= and -trimpath keep the bytes the same from one build to the next).
@@ -10,6 +13,8 @@ LDFLAGS   := -s -w -buildid= -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_P
 RELEASE   ?= $(DIST)/release
 # Pinned: the CycloneDX SBOM generator, run from the module proxy.
 CYCLONEDX ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+# Pinned: govulncheck, run from the module proxy; it needs the Go vulnerability database.
+GOVULNCHECK ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 # The reproducibility check's second build: -a rebuilds every package, so it does not just
 # reuse the first build's cache. REPRO_FLAGS= skips that (faster, weaker).
 REPRO_FLAGS ?= -a
@@ -17,7 +22,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local release notice test budgets test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
+.PHONY: help build build-local release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -126,6 +131,10 @@ demo: sandbox-build build-local ## the main job on a local sandbox: three nodes,
 
 docs: ## regenerate docs/configuration.md from the settings table
 	$(GO) run ./tools/gendocs
+
+vulncheck: ## known vulnerabilities reachable from the bootstrap, the CLI and the CDK app (needs the Go vulnerability database)
+	$(GO) run $(GOVULNCHECK) ./...
+	cd infra && $(GO) run $(GOVULNCHECK) ./...
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
