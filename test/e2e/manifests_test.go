@@ -40,9 +40,19 @@ func TestEKSEveryManifest(t *testing.T) {
 	l := newEKSLive(t, served, c.Function)
 	l.k8s.ApplyRBAC(ctx, rbacManifest(t), sandbox.DrainpipeGroup)
 	deploy := filepath.Dir(rbacManifest(t))
-	if _, _, err := fleet.ApplyFlowControl(ctx, l.k8s.Client, filepath.Join(deploy, "flowcontrol.yaml")); err != nil {
+	schemas, levels, err := fleet.ApplyFlowControl(ctx, l.k8s.Client, filepath.Join(deploy, "flowcontrol.yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { // the shared sandbox's other tests run without them
+		fc := l.k8s.Client.FlowcontrolV1()
+		for _, fs := range schemas {
+			_ = fc.FlowSchemas().Delete(context.Background(), fs.Name, metav1.DeleteOptions{})
+		}
+		for name := range levels {
+			_ = fc.PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
+		}
+	})
 	applyAdmissionPolicies(ctx, t, l.k8s, sb.RESTConfig(), filepath.Join(deploy, "admission-policy.yaml"))
 
 	nodes := l.nodes(ctx, 3, served)
