@@ -3,6 +3,9 @@ package deploy_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,24 +15,58 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
 
-// applyPolicy creates the ValidatingAdmissionPolicy and its binding in
-// admission-policy.yaml.
+// applyPolicy creates the ValidatingAdmissionPolicies and bindings of
+// admission-policy.yaml (documents in pairs: a policy, then its binding).
 func applyPolicy(t *testing.T, ctx context.Context, admin kubernetes.Interface) {
 	t.Helper()
-	var policy admissionv1.ValidatingAdmissionPolicy
-	var binding admissionv1.ValidatingAdmissionPolicyBinding
-	decodeManifest(t, "admission-policy.yaml", &policy, &binding)
-	if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating policy: %v", err)
+	for _, p := range policyManifest(t) {
+		if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &p.policy, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating policy %s: %v", p.policy.Name, err)
+		}
+		if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &p.binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating binding %s: %v", p.binding.Name, err)
+		}
 	}
-	if _, err := admin.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, &binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating binding: %v", err)
+}
+
+type policyPair struct {
+	policy  admissionv1.ValidatingAdmissionPolicy
+	binding admissionv1.ValidatingAdmissionPolicyBinding
+}
+
+// policyManifest decodes admission-policy.yaml.
+func policyManifest(t *testing.T) []policyPair {
+	t.Helper()
+	f, err := os.Open("admission-policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
+	var pairs []policyPair
+	for {
+		var p policyPair
+		if err := dec.Decode(&p.policy); errors.Is(err, io.EOF) {
+			return pairs
+		} else if err != nil {
+			t.Fatalf("decoding admission-policy.yaml: %v", err)
+		}
+		if err := dec.Decode(&p.binding); err != nil {
+			t.Fatalf("decoding admission-policy.yaml: the binding of %s: %v", p.policy.Name, err)
+		}
+		if p.policy.Kind != "ValidatingAdmissionPolicy" || p.binding.Kind != "ValidatingAdmissionPolicyBinding" ||
+			p.binding.Spec.PolicyName != p.policy.Name {
+			t.Fatalf("admission-policy.yaml: %s %s then %s %s, want a policy then its binding", p.policy.Kind, p.policy.Name,
+				p.binding.Kind, p.binding.Name)
+		}
+		pairs = append(pairs, p)
 	}
 }
 
@@ -44,14 +81,7 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 	env.Deployment(ctx, "web", 2, fixture.OnNode(nodes[0].Name))
 	env.WaitDeploymentReady(ctx, "web")
 
-	merge := func(c kubernetes.Interface, node string, patch any) error {
-		b, err := json.Marshal(patch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, b, metav1.PatchOptions{})
-		return err
-	}
+	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
 	foreignLabel := map[string]any{"metadata": map[string]any{"labels": map[string]string{"team": "x"}}}
 	// RBAC and the policy take effect asynchronously: wait until the
 	// group may patch nodes and the policy refuses a foreign label.
@@ -72,7 +102,10 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 		}
 	}
 
-	rep, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{
+	// Every pod warned first: the pod policy admits the warnings.
+	cfg := drain.DefaultConfig()
+	cfg.WarnAll = true
+	rep, err := drain.New(client, cfg, nil).Run(ctx, drain.Request{
 		Node: nodes[0].Name, Kind: "spot-interruption", EventID: "vap-test", Evict: true,
 		Deadline: time.Now().Add(time.Hour),
 	})
@@ -125,4 +158,121 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 	if err := merge(env.Client, target.Name, map[string]any{"metadata": map[string]any{"annotations": map[string]string{"example.com/owner": "admin"}}}); err != nil {
 		t.Errorf("annotating as an administrator: %v", err)
 	}
+}
+
+// nodePolicy is the name the node policy's refusals carry.
+const nodePolicy = "drainpipe-node-changes"
+
+// patchNode sends a JSON merge patch of node as c.
+func patchNode(ctx context.Context, t *testing.T, c kubernetes.Interface, node string, patch any) error {
+	t.Helper()
+	b, err := json.Marshal(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, b, metav1.PatchOptions{})
+	return err
+}
+
+// TestAdmissionPolicyTouchesOnlyDrainpipesOwn: under the policy, group
+// drainpipe may not put its taint with NoExecute, give back a cordon,
+// label or annotation that is not its own, nor write an outsized
+// annotation; it still cordons, taints (NoSchedule, PreferNoSchedule),
+// taints out of service and gives back its own hold exactly.
+func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
+	ctx, env, client := rbacScene(t)
+	applyPolicy(t, ctx, env.Client)
+	nodes := env.Nodes(ctx, 3, fixture.NodeOptions{})
+	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
+	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
+		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
+
+	// An administrator's node: cordoned, excluded from load balancers, and
+	// annotated under drainpipe.dev/ (not a key Drainpipe writes).
+	admins, oos := nodes[0].Name, nodes[1].Name
+	if err := merge(env.Client, admins, map[string]any{"spec": map[string]any{"unschedulable": true},
+		"metadata": map[string]any{"labels": map[string]string{drain.ExcludeFromLBLabel: "true"},
+			"annotations": map[string]string{"drainpipe.dev/owner": "platform"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// An administrator's out-of-service taint.
+	adminOOS := corev1.Taint{Key: drain.OutOfServiceTaintKey, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+	if err := merge(env.Client, oos, map[string]any{"spec": map[string]any{"taints": []corev1.Taint{adminOOS}}}); err != nil {
+		t.Fatal(err)
+	}
+	own := func(effect corev1.TaintEffect) map[string]any {
+		return map[string]any{"spec": map[string]any{"taints": []corev1.Taint{{Key: drain.TaintKey, Value: "spot-interruption", Effect: effect}}}}
+	}
+	for _, c := range []struct {
+		name, node string
+		patch      any
+	}{
+		{"NoExecute taint", admins, own(corev1.TaintEffectNoExecute)},
+		{"uncordon of a node someone else cordoned", admins, map[string]any{"spec": map[string]any{"unschedulable": false}}},
+		{"removing an admin's load-balancer label", admins, labelPatch(drain.ExcludeFromLBLabel, nil)},
+		{"changing an admin's load-balancer label", admins, labelPatch(drain.ExcludeFromLBLabel, "false")},
+		{"changing an admin-written drainpipe.dev annotation", admins, annotationPatch("drainpipe.dev/owner", "me")},
+		{"removing an admin-written drainpipe.dev annotation", admins, annotationPatch("drainpipe.dev/owner", nil)},
+		{"200 KiB annotation", admins, annotationPatch(drain.AnnotationReport, strings.Repeat("x", 200<<10))},
+		{"claiming an admin's cordon as its own", admins, annotationPatch(drain.AnnotationRestore, `{"unschedulable":true,"label":true}`)},
+		{"claiming an admin's out-of-service taint", oos, annotationPatch(drain.AnnotationOutOfService, "true")},
+		{"removing an admin's out-of-service taint", oos, map[string]any{"spec": map[string]any{"taints": []corev1.Taint{}}}},
+	} {
+		t.Run("refused "+c.name, func(t *testing.T) {
+			if err := merge(client, c.node, c.patch); err == nil || !strings.Contains(err.Error(), nodePolicy) {
+				t.Errorf("%s as group drainpipe: %v, want refused by %s", c.name, err, nodePolicy)
+			}
+		})
+	}
+
+	cordon := func(t *testing.T, node string, effect corev1.TaintEffect) {
+		t.Helper()
+		cfg := drain.DefaultConfig()
+		cfg.TaintEffect = string(effect)
+		if _, err := drain.New(client, cfg, nil).Run(ctx, drain.Request{Node: node, Kind: "spot-interruption", EventID: "vap-own",
+			Deadline: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatalf("cordoning as group drainpipe (%s): %v", effect, err)
+		}
+	}
+	t.Run("allowed cordon of an admin's node, given back as the admin left it", func(t *testing.T) {
+		cordon(t, admins, corev1.TaintEffectNoSchedule)
+		if err := merge(client, admins, map[string]any{"spec": map[string]any{"unschedulable": false}}); err == nil ||
+			!strings.Contains(err.Error(), nodePolicy) {
+			t.Errorf("uncordon of the admin's cordon under Drainpipe's hold: %v, want refused by %s", err, nodePolicy)
+		}
+		if g, err := drain.Uncordon(ctx, client, admins, drain.Match{}); err != nil || !g.Back {
+			t.Fatalf("giving back as group drainpipe: %+v, %v", g, err)
+		}
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, admins, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !n.Spec.Unschedulable || n.Labels[drain.ExcludeFromLBLabel] != "true" || n.Annotations["drainpipe.dev/owner"] != "platform" ||
+			len(n.Spec.Taints) > 0 {
+			t.Errorf("admin's node after the give-back: unschedulable %v, labels %v, annotations %v, taints %v; want as the admin left it",
+				n.Spec.Unschedulable, n.Labels, n.Annotations, n.Spec.Taints)
+		}
+	})
+	t.Run("allowed own hold: cordon, taint, out of service, give back", func(t *testing.T) {
+		mine := nodes[2].Name
+		if err := merge(env.Client, mine, labelPatch(drain.ExcludeFromLBLabel, "false")); err != nil {
+			t.Fatal(err)
+		}
+		cordon(t, mine, corev1.TaintEffectNoSchedule)
+		cordon(t, mine, corev1.TaintEffectPreferNoSchedule)
+		if wrote, err := drain.MarkOutOfService(ctx, client, mine, time.Now()); err != nil || !wrote {
+			t.Fatalf("out-of-service taint as group drainpipe: wrote %v, %v", wrote, err)
+		}
+		if g, err := drain.Uncordon(ctx, client, mine, drain.Match{Running: true}); err != nil || !g.Back {
+			t.Fatalf("giving back its own hold as group drainpipe: %+v, %v", g, err)
+		}
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, mine, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Spec.Unschedulable || n.Labels[drain.ExcludeFromLBLabel] != "false" || len(n.Spec.Taints) > 0 {
+			t.Errorf("node after the give-back: unschedulable %v, labels %v, taints %v; want schedulable, label false, untainted",
+				n.Spec.Unschedulable, n.Labels, n.Spec.Taints)
+		}
+	})
 }

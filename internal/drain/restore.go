@@ -2,7 +2,6 @@ package drain
 
 import (
 	"encoding/json"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -22,7 +21,6 @@ const (
 	KarpenterDisruptedTaint = "karpenter.sh/disrupted"
 	// KarpenterDisruptionTaintV0 is the same mark before Karpenter v1.
 	KarpenterDisruptionTaintV0 = "karpenter.sh/disruption"
-	annotationPrefix           = "drainpipe.dev/"
 )
 
 // restoreRecord is what Drainpipe's first cordon of a node changed, kept in
@@ -118,10 +116,12 @@ func ReadMarks(node *corev1.Node) Marks {
 	return m
 }
 
-// hasDrainpipeAnnotation reports whether any annotation is Drainpipe's.
+// hasDrainpipeAnnotation reports whether any annotation is one Drainpipe
+// writes (ownAnnotations): another drainpipe.dev/ key is someone else's,
+// and the admission policy refuses Drainpipe a change to it.
 func hasDrainpipeAnnotation(node *corev1.Node) bool {
-	for k := range node.Annotations {
-		if strings.HasPrefix(k, annotationPrefix) {
+	for _, k := range ownAnnotations {
+		if _, ok := node.Annotations[k]; ok {
 			return true
 		}
 	}

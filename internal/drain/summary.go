@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,21 @@ const AnnotationReport = "drainpipe.dev/drain-report"
 
 // maxListed bounds each list of a Summary; the rest is counted in More.
 const maxListed = 10
+
+// maxText bounds, in characters, each free text a Summary keeps (a reason,
+// often an API server's error message; the budgets of a pod), so the
+// report has a worst case: see MaxReportChars.
+const maxText = 200
+
+// What the admission policy (deploy/admission-policy.yaml) lets group
+// drainpipe write in one annotation value, in characters: the drain report
+// up to MaxReportChars, every other annotation Drainpipe writes (on a node
+// or a pod) up to MaxAnnotationChars. The worst case of each fits; a test
+// measures it, and another checks the policy says the same numbers.
+const (
+	MaxReportChars     = 65536
+	MaxAnnotationChars = 2048
+)
 
 // reportTimeout bounds the report's write after a Run, whose own context
 // may have ended (an invocation's time running out is when it matters).
@@ -121,6 +137,10 @@ func (s *Summary) bound() {
 		}
 		return cmp.Compare(a.Pod, b.Pod)
 	})
+	for i := range s.Blocked {
+		s.Blocked[i].Budget = clipText(s.Blocked[i].Budget)
+	}
+	s.Failed, s.LeftOnPurpose = clipReasons(s.Failed), clipReasons(s.LeftOnPurpose)
 	s.Blocked = clip(s.Blocked, &s.More)
 	s.DeletedAtDeadline = clip(s.DeletedAtDeadline, &s.More)
 	s.Stuck = clip(s.Stuck, &s.More)
@@ -135,6 +155,24 @@ func clip[T any](l []T, more *int) []T {
 	}
 	*more += len(l) - maxListed
 	return l[:maxListed]
+}
+
+// clipReasons is l with each reason clipped, in a new slice: l may be a
+// Report's.
+func clipReasons(l []Skipped) []Skipped {
+	out := slices.Clone(l)
+	for i := range out {
+		out[i].Reason = clipText(out[i].Reason)
+	}
+	return out
+}
+
+// clipText cuts s to maxText characters, marking the cut.
+func clipText(s string) string {
+	if utf8.RuneCountInString(s) <= maxText {
+		return s
+	}
+	return string([]rune(s)[:maxText-1]) + "…"
 }
 
 // ReadSummary reads a node's AnnotationReport; false when it has none.

@@ -196,7 +196,7 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 		changed = append(changed, "held label")
 	}
 	for k := range node.Annotations {
-		if strings.HasPrefix(k, annotationPrefix) {
+		if slices.Contains(ownAnnotations, k) { // drainpipe.dev/ keys of others stay
 			if p.Metadata.Annotations == nil {
 				p.Metadata.Annotations = map[string]*string{}
 				changed = append(changed, "annotations")

@@ -30,8 +30,9 @@ type Untouched struct {
 	Absent     []string
 }
 
-// ownAnnotations are the node annotations a Drainpipe cordon reads or
-// writes besides those of its patch: a node carrying any was touched.
+// ownAnnotations are the node annotations Drainpipe writes under
+// drainpipe.dev/: a node carrying any was touched, and a give-back removes
+// these and no other (deploy/admission-policy.yaml lists the same keys).
 var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
 	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationInterruption}
 

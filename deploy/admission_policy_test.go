@@ -1,0 +1,50 @@
+package deploy_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+)
+
+// TestAdmissionPolicyBoundsMatchDrainpipe: the policy's size bounds are
+// the ones internal/drain proves its writes fit, and its node policy lists
+// every annotation Drainpipe writes.
+func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
+	want := map[string]map[string]string{
+		"drainpipe-node-changes": {"maxValue": strconv.Itoa(drain.MaxAnnotationChars), "maxReport": strconv.Itoa(drain.MaxReportChars)},
+		"drainpipe-pod-changes":  {"maxValue": strconv.Itoa(drain.MaxAnnotationChars)},
+	}
+	seen := 0
+	for _, p := range policyManifest(t) {
+		vars := map[string]string{}
+		for _, v := range p.policy.Spec.Variables {
+			vars[v.Name] = v.Expression
+		}
+		for name, value := range want[p.policy.Name] {
+			seen++
+			if vars[name] != value {
+				t.Errorf("%s: variable %s = %q, want %q", p.policy.Name, name, vars[name], value)
+			}
+			for _, v := range p.policy.Spec.Validations {
+				if strings.Contains(v.Expression, "variables."+name) && !strings.Contains(v.Message, value) {
+					t.Errorf("%s: message %q does not say the bound %s", p.policy.Name, v.Message, value)
+				}
+			}
+		}
+		if p.policy.Name != "drainpipe-node-changes" {
+			continue
+		}
+		for _, k := range []string{drain.AnnotationRestore, drain.AnnotationOutOfService, drain.AnnotationKind, drain.AnnotationEventID,
+			drain.AnnotationDeadline, drain.AnnotationFirstSeen, drain.AnnotationThreatTime, drain.AnnotationInterruption,
+			drain.AnnotationReport, drain.AnnotationActed} {
+			if !strings.Contains(vars["ownKeys"], "'"+k+"'") {
+				t.Errorf("%s: ownKeys does not list %s, which Drainpipe writes", p.policy.Name, k)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("found %d of the 3 bounds: policies renamed?", seen)
+	}
+}
