@@ -33,7 +33,7 @@ type Untouched struct {
 // ownAnnotations are the node annotations a Drainpipe cordon reads or
 // writes besides those of its patch: a node carrying any was touched.
 var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
-	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationInterruption}
+	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption}
 
 // CordonUntouched cordons req.Node in one request, without reading it
 // first, when the node is as u expects; it returns the node as patched.
