@@ -47,7 +47,11 @@ const (
 	// gave it) of the newest threat the node was taken for: a restore
 	// dated no later than it is overtaken and gives nothing back (SQS and
 	// EventBridge do not keep order).
-	AnnotationThreatTime  = "drainpipe.dev/threat-time"
+	AnnotationThreatTime = "drainpipe.dev/threat-time"
+	// AnnotationThreatEnd is when the threat the node is held for is over
+	// at the latest (RFC 3339): a Capacity Block's end, an AWS Health
+	// window's end. The sweep gives the node back no earlier.
+	AnnotationThreatEnd   = "drainpipe.dev/threat-end"
 	annotationTimeLayout  = time.RFC3339
 	criticalPriority      = 2000000000 // system-cluster-critical and above
 	minGraceSeconds       = 1          // a clamped grace never goes below this; 0 would force-delete

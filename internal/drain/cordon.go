@@ -126,6 +126,9 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	} else if !req.PassedDeadline.IsZero() {
 		want[AnnotationDeadline] = req.PassedDeadline.UTC().Format(annotationTimeLayout)
 	}
+	if !req.End.IsZero() {
+		want[AnnotationThreatEnd] = req.End.UTC().Format(annotationTimeLayout)
+	}
 	if newerThreat(node, req.EventTime) {
 		want[AnnotationThreatTime] = req.EventTime.UTC().Format(time.RFC3339Nano)
 	}

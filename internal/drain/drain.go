@@ -32,7 +32,11 @@ type Request struct {
 	// all the same, so the sweep can tell how long the instance outlived
 	// it and give the node back.
 	PassedDeadline time.Time
-	Evict          bool
+	// End is when the threat is over at the latest (a Capacity Block's
+	// end, a Health window's end); zero when unknown. Recorded on the node
+	// (AnnotationThreatEnd) for the sweep: no earlier give-back.
+	End   time.Time
+	Evict bool
 	// EventTime is when AWS announced the newest threat behind the
 	// request; zero when unknown. It is kept on the node (see
 	// AnnotationThreatTime) so an older restore cannot undo the hold.

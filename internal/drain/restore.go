@@ -79,11 +79,14 @@ type Marks struct {
 	// ThreatTime is the event time of the newest threat the node was
 	// taken for (AnnotationThreatTime).
 	ThreatTime string `json:"threatTime,omitempty"`
-	Cordoned   bool   `json:"cordoned"`     // Drainpipe made it unschedulable
-	Tainted    bool   `json:"tainted"`      // Drainpipe's taint is on it
-	OutOfSvc   bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
-	Karpenter  bool   `json:"karpenterDisrupting,omitempty"`
-	record     *restoreRecord
+	// End is when that threat is over at the latest
+	// (AnnotationThreatEnd); empty when unknown.
+	End       string `json:"threatEnd,omitempty"`
+	Cordoned  bool   `json:"cordoned"`     // Drainpipe made it unschedulable
+	Tainted   bool   `json:"tainted"`      // Drainpipe's taint is on it
+	OutOfSvc  bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
+	Karpenter bool   `json:"karpenterDisrupting,omitempty"`
+	record    *restoreRecord
 }
 
 // Held reports whether Drainpipe holds anything on the node.
@@ -95,7 +98,8 @@ func (m Marks) Held() bool {
 func ReadMarks(node *corev1.Node) Marks {
 	a := node.Annotations
 	m := Marks{Node: node.Name, Kind: a[AnnotationKind], EventID: a[AnnotationEventID], Deadline: a[AnnotationDeadline],
-		Since: a[AnnotationFirstSeen], ThreatTime: a[AnnotationThreatTime]}
+		Since: a[AnnotationFirstSeen], ThreatTime: a[AnnotationThreatTime],
+		End: a[AnnotationThreatEnd]}
 	if raw, ok := a[AnnotationRestore]; ok {
 		var r restoreRecord
 		if json.Unmarshal([]byte(raw), &r) == nil {

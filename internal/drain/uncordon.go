@@ -141,14 +141,22 @@ func leave(node *corev1.Node, m Marks, match Match) string {
 }
 
 // overtaken says why a restore dated at is older than the threat the node
-// is held for; empty when it is newer, or either time is unknown.
+// is held for; empty when it is newer, or either time is unknown. A node
+// held by a release that did not record the threat's time is compared
+// with its first cordon (AnnotationFirstSeen), which came after the
+// threat's event: a restore dated before it cannot have ended that threat.
 func overtaken(m Marks, at time.Time) string {
-	threat, err := time.Parse(time.RFC3339Nano, m.ThreatTime)
+	mark, stamp := "threat", m.ThreatTime
+	threat, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil {
+		mark, stamp = "first cordon", m.Since
+		threat, err = time.Parse(time.RFC3339Nano, stamp)
+	}
 	if at.IsZero() || err != nil || at.After(threat) {
 		return ""
 	}
-	return fmt.Sprintf("overtaken: the restore's event time %s is not after that of the threat the node is held for (%s, %s)",
-		at.UTC().Format(time.RFC3339Nano), orNone(m.Kind), m.ThreatTime)
+	return fmt.Sprintf("overtaken: the restore's event time %s is not after that of the %s the node is held for (%s, %s)",
+		at.UTC().Format(time.RFC3339Nano), mark, orNone(m.Kind), stamp)
 }
 
 func orNone(s string) string {

@@ -34,7 +34,7 @@ type Untouched struct {
 // drainpipe.dev/: a node carrying any was touched, and a give-back removes
 // these and no other (deploy/admission-policy.yaml lists the same keys).
 var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
-	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationInterruption}
+	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption}
 
 // CordonUntouched cordons req.Node in one request, without reading it
 // first, when the node is as u expects; it returns the node as patched.

@@ -60,6 +60,7 @@ func parseBlockExpiry(h header, raw json.RawMessage) (Parsed, error) {
 			return act(in)
 		}
 		in.Deadline = end.Add(-BlockTerminationLead)
+		in.End = end
 		in.Summary += " " + end.Format(time.RFC3339)
 	}
 	return act(in)

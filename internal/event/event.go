@@ -88,8 +88,12 @@ type Interruption struct {
 	EventID     string
 	Time        time.Time // when AWS emitted the event
 	Deadline    time.Time // when the instance goes; zero when unknown
-	Account     string
-	Region      string
+	// End is when the threat is over at the latest: a Capacity Block's
+	// end (EC2 terminates its instances before it) or the end of an AWS
+	// Health notice's window. Zero when unknown or not given.
+	End     time.Time
+	Account string
+	Region  string
 	// State is the EC2 state for state-change events (e.g. "stopping").
 	State string
 	// Lifecycle is set for KindASGLifecycle and KindASGLaunchLifecycle only.

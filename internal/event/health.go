@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // healthDetail is the part of an AWS Health event Drainpipe reads.
@@ -17,6 +18,7 @@ type healthDetail struct {
 	EventTypeCategory string            `json:"eventTypeCategory"`
 	StatusCode        string            `json:"statusCode"`
 	StartTime         string            `json:"startTime"`
+	EndTime           string            `json:"endTime"`
 	AffectedEntities  []json.RawMessage `json:"affectedEntities"`
 }
 
@@ -94,6 +96,7 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 			return Parsed{}, err
 		}
 		in.Deadline = start
+		in.End = windowEnd(d.EndTime, start, &in)
 		in.CordonOnly = fmt.Sprintf("AWS Health code %q costs the instance its network connectivity for a while, "+
 			"not the instance", code)
 		in.Summary = "AWS Health scheduled change " + code + " (cordon at most: " + in.CordonOnly + ")"
@@ -104,11 +107,28 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 		}
 		in.Deadline = start
 		in.Summary = "AWS Health scheduled change " + code
+		in.End = windowEnd(d.EndTime, start, &in)
 	}
 	if len(bad) > 0 {
 		in.Summary += fmt.Sprintf("; %d malformed entities skipped (first: %s)", len(bad), bad[0])
 	}
 	return act(in)
+}
+
+// windowEnd reads a notice's endTime, the end of its window. It is
+// optional: absent, unreadable or not after start, the window's end is
+// unknown (zero), and the notice stands on its start alone; an unreadable
+// one is said in the summary.
+func windowEnd(raw string, start time.Time, in *Interruption) time.Time {
+	if raw == "" {
+		return time.Time{}
+	}
+	end, err := parseTime("scheduled end time", raw)
+	if err != nil || !end.After(start) {
+		in.Summary += fmt.Sprintf(" (end time %q unreadable or not after the start: window end unknown)", clip(raw))
+		return time.Time{}
+	}
+	return end
 }
 
 func isConnectivityOnly(code string) bool {

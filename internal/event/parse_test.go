@@ -45,13 +45,15 @@ func TestParseTestdata(t *testing.T) {
 		Instances: []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444", "i-12345678"},
 		EventID:   "arn:aws:health:us-east-1::event/EC2/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED/AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED_ABC123-DEF456",
 		Time:      mustTime(t, "2026-11-06T06:27:57Z"), Deadline: mustTime(t, "2026-11-20T15:10:09Z"),
+		// The notice's window: the sweep holds the node until it closes.
+		End:     mustTime(t, "2026-11-20T17:10:09Z"),
 		Account: "123456789012", Region: "us-east-1", ScheduledCode: "instance-retirement",
 		Summary: "AWS Health scheduled change AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",
 	}
 	// A closed notice restores the nodes cordoned for the same notice ARN;
 	// it has no deadline (its start is past, and would age it out).
 	closed := retirement
-	closed.Time, closed.Deadline, closed.Restore = mustTime(t, "2026-11-20T18:00:00Z"), time.Time{}, true
+	closed.Time, closed.Deadline, closed.End, closed.Restore = mustTime(t, "2026-11-20T18:00:00Z"), time.Time{}, time.Time{}, true
 	closed.Summary = "AWS Health notice closed AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED: nodes cordoned for it come back"
 	twoOfThree := retirement
 	twoOfThree.Instances = []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444"}
@@ -129,6 +131,8 @@ func TestParseTestdata(t *testing.T) {
 			EventID: "12345678-1234-1234-1234-123456789040",
 			// EC2 begins terminating the block's instances 30 minutes before its end.
 			Time: mustTime(t, "2026-11-20T11:20:00Z"), Deadline: mustTime(t, "2026-11-20T11:30:00Z"),
+			// The block's end is kept: EC2 may terminate until then.
+			End:     mustTime(t, "2026-11-20T12:00:00Z"),
 			Account: "123456789012", Region: "us-east-2",
 			Summary: "capacity block cr-0123456789abcdef0 expires 2026-11-20T12:00:00Z",
 		}}},

@@ -99,8 +99,9 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		return nil, fmt.Errorf("observing: %w", err)
 	}
 	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
+	hooks := lifecycle.New(autoscaling.NewFromConfig(awsCfg))
 	var actor *pipeline.Actor
-	sweepOnce, err := newSweep(cfg, opts, clusters, lookup, obs.metrics, log, func(ctx context.Context, t handler.Task) handler.Result {
+	sweepOnce, err := newSweep(cfg, opts, clusters, lookup, hooks, obs.metrics, log, func(ctx context.Context, t handler.Task) handler.Result {
 		return actor.Act(ctx, t)
 	})
 	if err != nil {
@@ -131,7 +132,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
 			return obs.drainer(k, dcfg, log)
 		},
-		Hooks:    lifecycle.New(autoscaling.NewFromConfig(awsCfg)),
+		Hooks:    hooks,
 		Recorder: obs.recorder,
 		Log:      log,
 		Sweep:    sweepOnce,

@@ -200,7 +200,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
+	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
 		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.afterCordon(t.InstanceID)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets

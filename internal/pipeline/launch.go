@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
@@ -65,7 +67,45 @@ func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	return a.waitReady(ctx, client, inst, log.With("cluster", inst.Cluster))
+	return a.waitReady(ctx, client, inst, launchTime(t), log.With("cluster", inst.Cluster))
+}
+
+// poolKinds are the holds a launch ends: only an instance scaled in to a
+// warm pool (its terminate action drained and held the node, and a
+// stopped pool's stop held it again) launches with a held node, and
+// Auto Scaling now puts it in service.
+var poolKinds = []string{string(event.KindASGLifecycle), string(event.KindStateChange)}
+
+// launchTime is the event time of the task's newest launch action; zero
+// when unknown.
+func launchTime(t handler.Task) time.Time {
+	var at time.Time
+	for _, in := range t.Interruptions {
+		if in.Kind == event.KindASGLaunchLifecycle && in.Time.After(at) {
+			at = in.Time
+		}
+	}
+	return at
+}
+
+// giveBackPool gives back, before the launch waits for it to be Ready, a
+// node Drainpipe holds for the instance's terminate action or its stop in
+// the warm pool: nothing else ends such a hold (with the pool Running no
+// state change ever comes), and completing the launch on a node left
+// cordoned would tell Auto Scaling of capacity that takes no pods. Done
+// is false when the give-back must be retried; giveBack logs it.
+func (a *Actor) giveBackPool(ctx context.Context, client kubernetes.Interface, node *corev1.Node, at time.Time,
+	log *slog.Logger) (string, bool) {
+	m := drain.ReadMarks(node)
+	if !m.OutOfSvc && !slices.Contains(poolKinds, m.Kind) {
+		return "", true
+	}
+	r := a.giveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: true, RestoreTime: at},
+		"the instance launches out of the warm pool: its terminate action's hold is over", log)
+	if r.Status == handler.StatusRetry {
+		return r.Reason, false
+	}
+	return r.Reason + "; ", true
 }
 
 // toWarmPool reports hooks that all put their instance in a warm pool.
@@ -80,20 +120,29 @@ func toWarmPool(hooks []hook) bool {
 
 // waitReady reads the instance's node every LaunchPoll until it is Ready
 // or the budget (the context's deadline less the hook reserve) ends.
-func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst instance.Instance, log *slog.Logger) handler.Result {
+func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst instance.Instance, at time.Time,
+	log *slog.Logger) handler.Result {
 	wctx, cancel := a.budget(ctx, time.Time{})
 	defer cancel()
 	tick := a.clock.NewTicker(a.cfg.LaunchPoll)
 	defer tick.Stop()
 	state := "not registered"
-	for first := true; ; first = false {
+	given := ""
+	for first, checked := true, false; ; first = false {
 		// Each read gets the whole context: a node Ready when the
 		// budget is already spent still completes the hook now.
 		node, err := a.getNode(ctx, client, inst)
+		if err == nil && !checked {
+			why, ok := a.giveBackPool(ctx, client, node, at, log)
+			if !ok {
+				return retry("launching instance's node: " + why)
+			}
+			given, checked = why, true
+		}
 		switch {
 		case err == nil && nodeReady(node):
 			return handler.Result{Status: handler.StatusDone, Node: node.Name,
-				Reason: fmt.Sprintf("node %s of cluster %s is Ready: launch hook completed", node.Name, inst.Cluster)}
+				Reason: fmt.Sprintf("%snode %s of cluster %s is Ready: launch hook completed", given, node.Name, inst.Cluster)}
 		case err == nil:
 			state = "registered as " + node.Name + ", not Ready"
 		case errors.Is(err, nodemap.ErrNotFound) || isNotFound(err):

@@ -63,20 +63,38 @@ func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []ins
 		back.why = "instance runs but its node is tainted out of service: the running notice was lost"
 	case event.KindStateChange:
 		back.why = "instance runs again after its stop: the running notice was lost"
-	case event.KindSpotInterruption, event.KindCapacityReservationInterruption, event.KindCapacityBlockExpiry:
-		if deadline.IsZero() || now.Before(deadline.Add(s.cfg.Margin)) {
-			return leave("%s deadline %s not passed by the %s margin: the drain may be in progress", m.Kind, m.Deadline, s.cfg.Margin)
+	case event.KindSpotInterruption, event.KindCapacityReservationInterruption:
+		if deadline.IsZero() {
+			// Held by a release that kept no deadline: the warning came at
+			// most its notice before it, so the cordon bounds it.
+			deadline = since.Add(spotNotice)
+		}
+		if now.Before(deadline.Add(s.cfg.Margin)) {
+			return leave("%s deadline %s not passed by the %s margin: the drain may be in progress", m.Kind,
+				deadline.UTC().Format(time.RFC3339), s.cfg.Margin)
 		}
 		back.why = fmt.Sprintf("instance still runs %s after its %s deadline: EC2 did not take it",
 			now.Sub(deadline).Round(time.Second), m.Kind)
+	case event.KindCapacityBlockExpiry:
+		end := blockEnd(m, deadline, since)
+		if now.Before(end.Add(s.cfg.Margin)) {
+			return leave("capacity block ends %s: not passed by the %s margin, EC2 may still terminate the instance",
+				end.UTC().Format(time.RFC3339), s.cfg.Margin)
+		}
+		back.why = fmt.Sprintf("instance still runs %s after its capacity block ended: EC2 did not take it",
+			now.Sub(end).Round(time.Second))
 	case event.KindScheduledChange:
 		for _, e := range events {
 			return leave("scheduled event %s (%s, from %s) still listed for the instance", e.ID, e.Code, e.NotBefore.Format(time.RFC3339))
 		}
-		if !deadline.IsZero() && now.Before(deadline.Add(s.cfg.Margin)) {
-			return leave("scheduled change starts %s: not passed by the %s margin", m.Deadline, s.cfg.Margin)
+		if end, err := time.Parse(time.RFC3339, m.End); err == nil && end.After(deadline) {
+			deadline = end // the notice's window: the change may come until it closes
 		}
-		back.why = "EC2 lists no scheduled event for the instance any more: the notice closing it was lost"
+		if !deadline.IsZero() && now.Before(deadline.Add(s.cfg.Margin)) {
+			return leave("scheduled change window open until %s: not passed by the %s margin",
+				deadline.UTC().Format(time.RFC3339), s.cfg.Margin)
+		}
+		back.why = "EC2 lists no scheduled event for the instance any more and its window is over: the notice closing it was lost"
 	case event.KindRebalanceRecommendation:
 		end := since.Add(s.cfg.RebalanceHold)
 		if s.cfg.RebalanceHold == 0 {
@@ -88,7 +106,14 @@ func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []ins
 		back.why = fmt.Sprintf("rebalance hold ended %s ago and no interruption followed: its redelivery was lost",
 			now.Sub(end).Round(time.Second))
 	case event.KindASGLifecycle:
-		return leave("a terminate lifecycle action may still be pending: the instance goes with it")
+		l := h.life.orMax()
+		end := actionStart(m, since).Add(l.d)
+		if now.Before(end.Add(s.cfg.Margin)) {
+			return leave("a terminate lifecycle action may still be pending until %s (%s, %s): the instance goes with it",
+				end.UTC().Format(time.RFC3339), l.d, l.from)
+		}
+		back.why = fmt.Sprintf("instance still runs %s after its terminate lifecycle action could last (%s, %s): "+
+			"it was not terminated", now.Sub(end).Round(time.Second), l.d, l.from)
 	default:
 		return leave("held for %s, which the sweep does not judge", m.Kind)
 	}

@@ -24,6 +24,10 @@ func TestJudge(t *testing.T) {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: a},
 			Spec: corev1.NodeSpec{Unschedulable: true, ProviderID: "aws:///us-west-2a/i-0000000000000000a", Taints: taints}}
 	}
+	withEnd := func(n *corev1.Node, end time.Time) *corev1.Node {
+		n.Annotations[drain.AnnotationThreatEnd] = end.Format(time.RFC3339)
+		return n
+	}
 	running := instance.Instance{ID: "i-0000000000000000a", State: "running", Cluster: "c"}
 	stopped := running
 	stopped.State = "stopped"
@@ -49,6 +53,19 @@ func TestJudge(t *testing.T) {
 		{"rebalance hold over", node("rebalance-recommendation", hourAgo, time.Time{}), running, nil, RepairGivenBack},
 		{"rebalance hold running", node("rebalance-recommendation", now.Add(-20*time.Minute), time.Time{}), running, nil, ""},
 		{"lifecycle action pending", node("asg-lifecycle", hourAgo, time.Time{}), running, nil, ""},
+		{"lifecycle action past the longest it can last", node("asg-lifecycle", now.Add(-49*time.Hour), time.Time{}), running, nil, RepairGivenBack},
+		// Terminations began 25 minutes ago; the block ends in 5: EC2
+		// may still take the instance.
+		{"capacity block before its end", withEnd(node("capacity-block-expiry", hourAgo, now.Add(-25*time.Minute)),
+			now.Add(5*time.Minute)), running, nil, ""},
+		{"capacity block held by an earlier release, before its end", node("capacity-block-expiry", hourAgo,
+			now.Add(-25*time.Minute)), running, nil, ""},
+		{"capacity block past its end", withEnd(node("capacity-block-expiry", hourAgo, now.Add(-45*time.Minute)),
+			now.Add(-15*time.Minute)), running, nil, RepairGivenBack},
+		{"health window still open, no EC2 event", withEnd(node("scheduled-change", hourAgo, hourAgo),
+			now.Add(time.Hour)), running, nil, ""},
+		{"health window closed, no EC2 event", withEnd(node("scheduled-change", hourAgo.Add(-2*time.Hour), hourAgo.Add(-time.Hour)),
+			hourAgo), running, nil, RepairGivenBack},
 		{"Karpenter disrupting", node("state-change", hourAgo, time.Time{},
 			corev1.Taint{Key: drain.KarpenterDisruptedTaint, Effect: corev1.TaintEffectNoSchedule}), running, nil, ""},
 	}

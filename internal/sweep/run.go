@@ -25,6 +25,7 @@ type held struct {
 	client   kubernetes.Interface
 	node     *corev1.Node
 	instance string // from its providerID; empty when it names none
+	life     life   // for a terminate lifecycle hold: how long its action can last
 }
 
 // Sweep runs one sweep. It never stops at the first failure: what could
@@ -72,11 +73,15 @@ func (s *Sweeper) Sweep(ctx context.Context) Report {
 		byEvent[e.InstanceID] = append(byEvent[e.InstanceID], e)
 	}
 	heldBy := map[string]held{}
+	lives := map[string]life{}
 	for _, h := range nodes {
 		rep.Checked++
 		inst, found := insts[h.instance]
 		if h.instance != "" {
 			heldBy[h.instance] = h
+		}
+		if found && h.node.Annotations[drain.AnnotationKind] == string(event.KindASGLifecycle) {
+			h.life = s.actionLife(ctx, inst, lives)
 		}
 		s.repair(ctx, h, s.judge(h, inst, found, byEvent[h.instance]), &rep)
 	}

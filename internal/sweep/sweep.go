@@ -38,6 +38,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
 
@@ -62,6 +63,14 @@ type EC2 interface {
 
 var _ EC2 = (*instance.Lookup)(nil)
 
+// Hooks tells how long a terminate lifecycle action of a group can last
+// at most; *lifecycle.Client fits.
+type Hooks interface {
+	ActionLife(ctx context.Context, asg string, names []string) (time.Duration, error)
+}
+
+var _ Hooks = (*lifecycle.Client)(nil)
+
 // Config tunes a Sweeper.
 type Config struct {
 	// Clusters are the served clusters, swept in this order.
@@ -78,6 +87,9 @@ type Config struct {
 	// Margin: see DefaultMargin (DRAINPIPE_SWEEP_MARGIN); zero gives
 	// back as soon as the threat is over, negative takes DefaultMargin.
 	Margin time.Duration
+	// HookNames are DRAINPIPE_LIFECYCLE_HOOK_NAMES: the hooks whose
+	// actions' life bounds a terminate hold (every hook when empty).
+	HookNames []string
 }
 
 // Deps are a Sweeper's collaborators; Log and Now are optional.
@@ -89,8 +101,11 @@ type Deps struct {
 	Act func(ctx context.Context, t handler.Task) handler.Result
 	// NodeOf finds an instance's node (nodemap.Node).
 	NodeOf func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error)
-	Log    *slog.Logger
-	Now    func() time.Time
+	// Hooks reads a group's hooks; nil bounds every terminate hold by
+	// lifecycle.MaxActionLife.
+	Hooks Hooks
+	Log   *slog.Logger
+	Now   func() time.Time
 }
 
 // Sweeper runs sweeps. It is safe for concurrent use.
