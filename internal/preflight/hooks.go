@@ -117,9 +117,14 @@ func judgeHook(s Stack, group string, h Hook, why instance.Reason, others []stri
 		return Gap, NotServed, fmt.Sprintf("hook name not in lifecycleHookNames (%s): the rules skip it; add it "+
 			"(-c lifecycleHookNames=%s) or rename the hook, or pass --others %s if another tool answers it",
 			strings.Join(s.HookNames, ","), strings.Join(append(slices.Clone(s.HookNames), h.Name), ","), h.Name)
+	case why == instance.ReasonForeignCluster:
+		return Gap, NotServed, "the group is tagged for another cluster: the function ignores its instances and " +
+			"completes their actions without a drain"
 	case why != "":
-		return Gap, NotServed, fmt.Sprintf("the group's tags make the function ignore its instances (%s): "+
-			"their actions are completed without a drain", why)
+		// Instances may take tags from the launch template rather than
+		// the group: only the instance's own tags settle it.
+		return Unknown, NotServed, fmt.Sprintf("the group's tags would make the function ignore its instances (%s), "+
+			"unless its launch template tags them", why)
 	case h.Target != "" && s.QueueARN == "":
 		return Unknown, Served, "notifies " + h.Target + " too, and the stack's queue is not known (--stack or --queue-arn)"
 	case h.Target != "" && h.Target != s.QueueARN:

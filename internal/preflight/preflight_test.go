@@ -65,14 +65,20 @@ func TestJudgeHooks(t *testing.T) {
 	}
 }
 
-// A required tag the group's instances lack makes every hook a gap; an
+// A required tag the group lacks makes its hooks unknown, another
+// cluster's tag a gap; an
 // unknown queue makes a targeted hook unknown, not ok.
 func TestJudgeHooksTagsAndUnknownQueue(t *testing.T) {
 	s := Stack{Clusters: []string{"prod"}, ASGNames: []string{"w"}, RequiredTag: "drainpipe=on"}
 	g := ASG{Name: "w", Tags: map[string]string{"eks:cluster-name": "prod"}, Hooks: []Hook{{Name: "x", Transition: Terminating, Target: queue}}}
 	rows, err := JudgeHooks(s, []ASG{g}, nil)
-	if err != nil || len(rows) != 1 || rows[0].Status != Gap || !strings.Contains(rows[0].Reason, "missing-required-tag") {
-		t.Fatalf("rows %+v, %v; want a gap for the required tag", rows, err)
+	if err != nil || len(rows) != 1 || rows[0].Status != Unknown || !strings.Contains(rows[0].Reason, "missing-required-tag") {
+		t.Fatalf("rows %+v, %v; want unknown for the required tag (the launch template may set it)", rows, err)
+	}
+	foreign := ASG{Name: "w", Tags: map[string]string{"eks:cluster-name": "dev"}, Hooks: g.Hooks}
+	if rows, _ := JudgeHooks(Stack{Clusters: []string{"prod"}, ASGNames: []string{"w"}, QueueARN: queue}, []ASG{foreign}, nil); len(rows) != 1 ||
+		rows[0].Status != Gap || !strings.Contains(rows[0].Reason, "another cluster") {
+		t.Errorf("a named group of another cluster: %+v", rows)
 	}
 	s.RequiredTag = ""
 	rows, _ = JudgeHooks(s, []ASG{g}, nil)
