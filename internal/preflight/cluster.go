@@ -134,9 +134,9 @@ func JudgeAccessEntry(cluster, role string, e AccessEntry) Check {
 	case e.Found:
 		c.Status, c.Detail = Gap, fmt.Sprintf("%s has an access entry with groups %v, without %s: its requests are refused", role, e.Groups, Group)
 		c.Missing = []string{"group " + Group}
-	case e.AuthMode == "CONFIG_MAP":
-		c.Status, c.Detail = Unknown, "the cluster authenticates through the aws-auth ConfigMap only: check that its mapRoles maps "+
-			role+" to group "+Group+" (awsAuthClusters)"
+	case e.AuthMode == "CONFIG_MAP" || e.AuthMode == "API_AND_CONFIG_MAP":
+		c.Status, c.Detail = Unknown, "no access entry for "+role+", and the cluster also reads the aws-auth ConfigMap: "+
+			"check that its mapRoles maps the role to group "+Group+" (awsAuthClusters), or deploy with the cluster out of awsAuthClusters"
 	default:
 		c.Status, c.Detail = Gap, "no access entry for "+role+": deploy the stack with this cluster in clusters, or map the role "+
 			"in aws-auth if the cluster uses it (awsAuthClusters)"

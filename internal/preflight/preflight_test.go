@@ -192,7 +192,8 @@ func TestJudgeClusterChecks(t *testing.T) {
 		t.Errorf("schema and level missing: %+v", c)
 	}
 	for e, want := range map[*AccessEntry]Status{
-		{Found: true, Groups: []string{Group}}: OK, {Found: true}: Gap, {AuthMode: "CONFIG_MAP"}: Unknown, {AuthMode: "API"}: Gap,
+		{Found: true, Groups: []string{Group}}: OK, {Found: true}: Gap, {AuthMode: "CONFIG_MAP"}: Unknown, {AuthMode: "API_AND_CONFIG_MAP"}: Unknown,
+		{AuthMode: "API"}: Gap, {}: Gap,
 	} {
 		if c := JudgeAccessEntry("prod", "arn:aws:iam::1:role/r", *e); c.Status != want {
 			t.Errorf("%+v: %+v, want %s", *e, c, want)
