@@ -49,6 +49,7 @@ func commands() map[string]command {
 		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
 		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
+		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json]   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
 		"sweep":      {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
 	}
 }

@@ -88,12 +88,9 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	awsCfg, err := live.AWSConfig(ctx)
+	awsCfg, err := regionalAWSConfig(ctx)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
-	}
-	if awsCfg.Region == "" {
-		return fail(exitUsage, "no AWS region: set AWS_REGION or a profile's region")
 	}
 	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// client-go's and the AWS SDK's own messages join the JSON logs, so

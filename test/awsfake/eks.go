@@ -13,6 +13,9 @@ type Cluster struct {
 	CAData   []byte // PEM; sent base64-encoded as EKS does
 	Status   string // ACTIVE when empty
 	Version  string // 1.36 when empty
+	// AuthMode is accessConfig.authenticationMode (API,
+	// API_AND_CONFIG_MAP, CONFIG_MAP); not reported when empty.
+	AuthMode string
 }
 
 // AddCluster makes a cluster visible to DescribeCluster.
@@ -56,6 +59,9 @@ func (s *Server) describeCluster(w http.ResponseWriter, name string, fault Fault
 		"version":              version,
 		"certificateAuthority": map[string]string{"data": base64.StdEncoding.EncodeToString(c.CAData)},
 	}}
+	if c.AuthMode != "" {
+		body["cluster"].(map[string]any)["accessConfig"] = map[string]string{"authenticationMode": c.AuthMode}
+	}
 	writeJSON(w, http.StatusOK, body)
 }
 

@@ -21,6 +21,9 @@ type LifecycleHook struct {
 	Transition       string        // default autoscaling:EC2_INSTANCE_TERMINATING
 	HeartbeatTimeout time.Duration // default 1 h, whole seconds
 	DefaultResult    string        // default ABANDON
+	// NotificationTargetARN and RoleARN are the hook's direct target, if
+	// any (DescribeLifecycleHooks reports them).
+	NotificationTargetARN, RoleARN string
 }
 
 // maxGlobalTimeout is Auto Scaling's cap on an action's life.
@@ -180,6 +183,8 @@ func (s *Server) describeLifecycleHooks(w http.ResponseWriter, form url.Values, 
 		HeartbeatTimeout int    `xml:"HeartbeatTimeout"`
 		GlobalTimeout    int    `xml:"GlobalTimeout"`
 		DefaultResult    string `xml:"DefaultResult"`
+		Target           string `xml:"NotificationTargetARN,omitempty"`
+		Role             string `xml:"RoleARN,omitempty"`
 	}
 	resp := struct {
 		XMLName   xml.Name
@@ -191,7 +196,7 @@ func (s *Server) describeLifecycleHooks(w http.ResponseWriter, form url.Values, 
 		if h.ASG == asg && (len(names) == 0 || slices.Contains(names, h.Name)) {
 			resp.Hooks = append(resp.Hooks, member{ASG: h.ASG, Name: h.Name, Transition: h.Transition,
 				HeartbeatTimeout: int(h.HeartbeatTimeout / time.Second), GlobalTimeout: int(h.globalTimeout() / time.Second),
-				DefaultResult: h.DefaultResult})
+				DefaultResult: h.DefaultResult, Target: h.NotificationTargetARN, Role: h.RoleARN})
 		}
 	}
 	s.mu.Unlock()

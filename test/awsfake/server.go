@@ -85,6 +85,7 @@ type Server struct {
 	hk          hookState              // lifecycle hooks and the timing of their actions
 	models      map[string]*queueModel // every queue's model, by URL
 	moveTasks   []MoveTask
+	more        moreState // check's reads: groups, access entries, topics, stacks, functions
 }
 
 // New starts a fake on 127.0.0.1. Close it when done.
@@ -133,14 +134,17 @@ func (s *Server) Config() aws.Config {
 }
 
 // Env returns environment variables pointing a child process's AWS SDK
-// at the fake for EC2, Auto Scaling, EKS and SQS only (other services keep
-// their defaults), with the fake's region and static credentials.
+// at the fake for the services it serves only (others keep their
+// defaults), with the fake's region and static credentials.
 func (s *Server) Env() []string {
 	return []string{
 		"AWS_ENDPOINT_URL_EC2=" + s.URL(),
 		"AWS_ENDPOINT_URL_AUTO_SCALING=" + s.URL(),
 		"AWS_ENDPOINT_URL_EKS=" + s.URL(),
 		"AWS_ENDPOINT_URL_SQS=" + s.URL(),
+		"AWS_ENDPOINT_URL_SNS=" + s.URL(),
+		"AWS_ENDPOINT_URL_CLOUDFORMATION=" + s.URL(),
+		"AWS_ENDPOINT_URL_LAMBDA=" + s.URL(),
 		"AWS_REGION=" + Region,
 		"AWS_ACCESS_KEY_ID=" + accessKeyID,
 		"AWS_SECRET_ACCESS_KEY=" + secretAccessKey,
@@ -249,6 +253,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	const signed = true // refused otherwise
+	if s.serveMore(w, r, body) {
+		return
+	}
 	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/clusters/") {
 		name, err := url.PathUnescape(strings.TrimPrefix(r.URL.Path, "/clusters/"))
 		if err != nil || name == "" || strings.Contains(name, "/") {

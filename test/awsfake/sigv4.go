@@ -97,6 +97,9 @@ func route(r *http.Request, body []byte) (service, action string) {
 	if err != nil {
 		return "", ""
 	}
+	if service, action := routeMore(r, form); service != "" {
+		return service, action
+	}
 	switch action = form.Get("Action"); action {
 	case "DescribeInstances":
 		return ServiceEC2, action
@@ -125,9 +128,9 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, body []byte) bo
 	switch service {
 	case ServiceEC2:
 		writeEC2Error(w, http.StatusUnauthorized, "AuthFailure", msg)
-	case ServiceAutoScaling:
+	case ServiceAutoScaling, ServiceSNS, ServiceCloudFormation:
 		writeQueryError(w, http.StatusForbidden, "SignatureDoesNotMatch", msg)
-	case ServiceEKS:
+	case ServiceEKS, ServiceLambda:
 		writeJSONError(w, http.StatusForbidden, "InvalidSignatureException", msg)
 	default:
 		writeSQSError(w, http.StatusForbidden, "SignatureDoesNotMatch", msg)
