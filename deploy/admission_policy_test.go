@@ -36,9 +36,7 @@ func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
 		if p.policy.Name != "drainpipe-node-changes" {
 			continue
 		}
-		for _, k := range []string{drain.AnnotationRestore, drain.AnnotationOutOfService, drain.AnnotationKind, drain.AnnotationEventID,
-			drain.AnnotationDeadline, drain.AnnotationFirstSeen, drain.AnnotationThreatTime, drain.AnnotationInterruption,
-			drain.AnnotationReport, drain.AnnotationActed} {
+		for _, k := range append(drain.OwnAnnotations(), drain.AnnotationActed) {
 			if !strings.Contains(vars["ownKeys"], "'"+k+"'") {
 				t.Errorf("%s: ownKeys does not list %s, which Drainpipe writes", p.policy.Name, k)
 			}

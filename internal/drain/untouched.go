@@ -36,6 +36,10 @@ type Untouched struct {
 var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
 	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption}
 
+// OwnAnnotations returns a copy of ownAnnotations, for the checks that hold
+// other lists of Drainpipe's marks (the admission policy's) to it.
+func OwnAnnotations() []string { return slices.Clone(ownAnnotations) }
+
 // CordonUntouched cordons req.Node in one request, without reading it
 // first, when the node is as u expects; it returns the node as patched.
 // The patch is what cordon would send after reading such a node, as a
