@@ -200,8 +200,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
+	check := a.pendingCheck(t, *hooks)
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.afterCordon(t.InstanceID)}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.beforeEvictions(t.InstanceID, check)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than
@@ -238,6 +239,10 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	dt := drainTarget{cluster: inst.Cluster, client: client, task: t, hooks: *hooks, inst: inst, stopped: stopped}
 	r = a.drain(ctx, dt, d, req, log)
+	if gone, ok := a.notPending(ctx, check, client, t, p, node, log); ok {
+		*hooks = nil // over: left alone
+		return gone
+	}
 	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node

@@ -38,7 +38,7 @@ func (a *Actor) servedHooks(hooks []hook, log *slog.Logger) (served []hook) {
 // out). Hooks Drainpipe leaves alone are Decide's.
 func (a *Actor) nothingToDo(t handler.Task, hooks []hook) (string, bool) {
 	if onlyHooks(t) && a.keeper.inactive(hooks) {
-		return "lifecycle action no longer active (completed by an earlier delivery, or timed out): nothing to drain", true
+		return whyNotPending, true
 	}
 	return "", false
 }

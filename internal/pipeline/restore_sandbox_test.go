@@ -41,6 +41,12 @@ type liveScene struct {
 
 func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	t.Helper()
+	return newLiveSceneWith(t, cfg, &fakeHooks{})
+}
+
+// newLiveSceneWith is newLiveScene with the lifecycle hooks' client.
+func newLiveSceneWith(t *testing.T, cfg Config, hooks Hooks) *liveScene {
+	t.Helper()
 	sb := sandbox.ForTest(t)
 	t.Parallel()
 	env := fixture.New(t, sb.RESTConfig())
@@ -53,7 +59,7 @@ func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	a, err := New(cfg, Deps{
 		Instances: s.ec2, Clusters: realClusters{client}, FindNode: nodemap.Find, NodeOf: nodemap.Node,
 		NewDrainer: func(c kubernetes.Interface) Drainer { return drain.New(c, drain.DefaultConfig(), nil) },
-		Hooks:      &fakeHooks{}, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
+		Hooks:      hooks, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

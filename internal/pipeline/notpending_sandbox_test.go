@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
+	"github.com/drainpipe/drainpipe/internal/policy"
+	"github.com/drainpipe/drainpipe/test/awsfake"
+	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
+)
+
+// lateHooks is the real lifecycle client whose heartbeats are sent once
+// the node is cordoned: Auto Scaling's answer comes after the cordon, as
+// it does when the heartbeat and the cordon race.
+type lateHooks struct {
+	*lifecycle.Client
+	client kubernetes.Interface
+	node   string
+}
+
+func (h lateHooks) Heartbeat(ctx context.Context, l event.Lifecycle) error {
+	waitCordoned(ctx, h.client, h.node)
+	return h.Client.Heartbeat(ctx, l)
+}
+
+// waitCordoned watches the node until it is unschedulable or ctx ends.
+func waitCordoned(ctx context.Context, c kubernetes.Interface, name string) {
+	w, err := c.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		return
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if n, ok := ev.Object.(*corev1.Node); ok && n.Spec.Unschedulable {
+			return
+		}
+	}
+}
+
+// A terminate action Auto Scaling no longer has ("No active Lifecycle
+// Action found", answered to the first heartbeat after the cordon): no pod
+// is evicted, the node is given back schedulable and unmarked, the hook is
+// left alone and the task says why. Whatever the policy: a cordon alone is
+// given back too.
+func TestInactiveActionNodeNotDrained(t *testing.T) {
+	for _, action := range []policy.Action{policy.ActionCordonAndDrain, policy.ActionCordon} {
+		t.Run(string(action), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			fake := awsfake.New()
+			defer fake.Close()
+			hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
+			s := newLiveSceneWith(t, Config{}, &hooks)
+			n, id := s.node(ctx, fixture.NodeOptions{})
+			hooks.client, hooks.node = s.env.Client, n.Name
+			s.env.Deployment(ctx, "web", 2, fixture.PinnedTo(n.Name))
+			s.env.WaitPodsReady(ctx, "app=web", 2)
+			s.sent.Take()
+
+			tk := handler.Task{InstanceID: id, Action: action, ReceiveCount: 1,
+				Interruptions: []event.Interruption{hookOn(id, "prod-workers", "tok-gone", s.clock.Now())}}
+			s.actor.Prepare(ctx, []handler.Task{tk})
+			r := s.actor.Act(ctx, tk)
+
+			if r.Status != handler.StatusIgnored || !strings.Contains(r.Reason, "no longer active") ||
+				!strings.Contains(r.Reason, "gave node") {
+				t.Errorf("Act = {%s %q}, want ignored: action over, node given back", statusName(r.Status), r.Reason)
+			}
+			for _, req := range s.sent.Take() {
+				if strings.HasSuffix(req, "/eviction") {
+					t.Errorf("eviction sent: %s", req)
+				}
+			}
+			if m := s.get(ctx, t, n.Name); m.Cordoned || m.Held() || m.Tainted {
+				t.Errorf("node after the task: %+v, want schedulable, without Drainpipe's marks", m)
+			}
+			if pods := s.env.PodsOnNode(ctx, n.Name); len(pods) != 2 {
+				t.Errorf("%d pods left on the node, want 2", len(pods))
+			}
+			if got := fake.Completed(); len(got) != 0 {
+				t.Errorf("completed %+v, want the hook left alone", got)
+			}
+		})
+	}
+}
