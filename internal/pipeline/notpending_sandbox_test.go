@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
@@ -91,5 +92,35 @@ func TestInactiveActionNodeNotDrained(t *testing.T) {
 				t.Errorf("completed %+v, want the hook left alone", got)
 			}
 		})
+	}
+}
+
+// A duplicate delivery that finds the action already over after another
+// delivery drained the node (and completed the action) leaves the node as
+// that drain left it: the instance is going.
+func TestInactiveActionAfterADrainKeepsTheNode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fake := awsfake.New()
+	defer fake.Close()
+	hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
+	s := newLiveSceneWith(t, Config{}, &hooks)
+	n, id := s.node(ctx, fixture.NodeOptions{})
+	hooks.client, hooks.node = s.env.Client, n.Name
+	in := hookOn(id, "prod-workers", "tok-done", s.clock.Now())
+	earlier := drain.New(s.env.Client, drain.DefaultConfig(), nil)
+	if rep, err := earlier.Run(ctx, drain.Request{Node: n.Name, Kind: string(in.Kind), EventID: in.EventID, Evict: true}); err != nil || !rep.Done {
+		t.Fatalf("the earlier delivery's drain: %+v, %v", rep, err)
+	}
+
+	tk := handler.Task{InstanceID: id, Action: policy.ActionCordonAndDrain, ReceiveCount: 1, Interruptions: []event.Interruption{in}}
+	s.actor.Prepare(ctx, []handler.Task{tk})
+	r := s.actor.Act(ctx, tk)
+
+	if r.Status != handler.StatusIgnored || !strings.Contains(r.Reason, "stays held") {
+		t.Errorf("Act = {%s %q}, want ignored, the node left held", statusName(r.Status), r.Reason)
+	}
+	if m := s.get(ctx, t, n.Name); !m.Cordoned || !m.Held() {
+		t.Errorf("node after the task: %+v, want still held", m)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
@@ -85,8 +86,21 @@ func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kube
 	if check.wait(ctx) == nil {
 		return handler.Result{}, false
 	}
-	g, err := drain.Uncordon(ctx, client, node, drain.Match{Kinds: []string{string(p.Kind)}, EventID: p.EventID})
 	r := handler.Result{Status: handler.StatusIgnored, Node: node}
+	read, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err == nil {
+		if _, drained := drain.ReadSummary(read); drained {
+			// A drain reached its evictions under this hold (a duplicate
+			// delivery that found the action pending, then completed it):
+			// the instance is going, the node stays as that drain left it.
+			r.Reason = fmt.Sprintf("%s; node %s stays held: a drain of it already ran", whyNotPending, node)
+			return r, true
+		}
+	}
+	var g drain.Given
+	if err == nil {
+		g, err = drain.UncordonRead(ctx, client, read, drain.Match{Kinds: []string{string(p.Kind)}, EventID: p.EventID})
+	}
 	switch {
 	case err != nil && isNotFound(err):
 		r.Reason = fmt.Sprintf("%s; node %s is gone", whyNotPending, node)
