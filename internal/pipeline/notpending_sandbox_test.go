@@ -48,6 +48,19 @@ func waitCordoned(ctx context.Context, c kubernetes.Interface, name string) {
 	}
 }
 
+// goneActionScene is a live scene whose lifecycle actions Auto Scaling
+// (the wire fake) no longer has, and one node with its instance.
+func goneActionScene(ctx context.Context, t *testing.T) (*liveScene, *awsfake.Server, *corev1.Node, string) {
+	t.Helper()
+	fake := awsfake.New()
+	t.Cleanup(fake.Close)
+	hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
+	s := newLiveSceneWith(t, Config{}, &hooks)
+	n, id := s.node(ctx, fixture.NodeOptions{})
+	hooks.client, hooks.node = s.env.Client, n.Name
+	return s, fake, n, id
+}
+
 // A terminate action Auto Scaling no longer has ("No active Lifecycle
 // Action found", answered to the first heartbeat after the cordon): no pod
 // is evicted, the node is given back schedulable and unmarked, the hook is
@@ -58,12 +71,7 @@ func TestInactiveActionNodeNotDrained(t *testing.T) {
 		t.Run(string(action), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			fake := awsfake.New()
-			defer fake.Close()
-			hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
-			s := newLiveSceneWith(t, Config{}, &hooks)
-			n, id := s.node(ctx, fixture.NodeOptions{})
-			hooks.client, hooks.node = s.env.Client, n.Name
+			s, fake, n, id := goneActionScene(ctx, t)
 			s.env.Deployment(ctx, "web", 2, fixture.PinnedTo(n.Name))
 			s.env.WaitPodsReady(ctx, "app=web", 2)
 			s.sent.Take()
@@ -101,12 +109,7 @@ func TestInactiveActionNodeNotDrained(t *testing.T) {
 func TestInactiveActionAfterADrainKeepsTheNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	fake := awsfake.New()
-	defer fake.Close()
-	hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
-	s := newLiveSceneWith(t, Config{}, &hooks)
-	n, id := s.node(ctx, fixture.NodeOptions{})
-	hooks.client, hooks.node = s.env.Client, n.Name
+	s, _, n, id := goneActionScene(ctx, t)
 	in := hookOn(id, "prod-workers", "tok-done", s.clock.Now())
 	earlier := drain.New(s.env.Client, drain.DefaultConfig(), nil)
 	if rep, err := earlier.Run(ctx, drain.Request{Node: n.Name, Kind: string(in.Kind), EventID: in.EventID, Evict: true}); err != nil || !rep.Done {
