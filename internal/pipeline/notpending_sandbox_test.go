@@ -55,7 +55,7 @@ func goneActionScene(ctx context.Context, t *testing.T) (*liveScene, *awsfake.Se
 	fake := awsfake.New()
 	t.Cleanup(fake.Close)
 	hooks := lateHooks{Client: lifecycle.New(autoscaling.NewFromConfig(fake.Config()))}
-	s := newLiveSceneWith(t, Config{}, &hooks)
+	s := newLiveSceneWith(t, Config{}, func(d *Deps) { d.Hooks = &hooks })
 	n, id := s.node(ctx, fixture.NodeOptions{})
 	hooks.client, hooks.node = s.env.Client, n.Name
 	return s, fake, n, id

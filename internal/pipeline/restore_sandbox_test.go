@@ -41,11 +41,11 @@ type liveScene struct {
 
 func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	t.Helper()
-	return newLiveSceneWith(t, cfg, &fakeHooks{})
+	return newLiveSceneWith(t, cfg, func(*Deps) {})
 }
 
-// newLiveSceneWith is newLiveScene with the lifecycle hooks' client.
-func newLiveSceneWith(t *testing.T, cfg Config, hooks Hooks) *liveScene {
+// newLiveSceneWith is newLiveScene with its actor's Deps changed by mod.
+func newLiveSceneWith(t *testing.T, cfg Config, mod func(*Deps)) *liveScene {
 	t.Helper()
 	sb := sandbox.ForTest(t)
 	t.Parallel()
@@ -56,11 +56,13 @@ func newLiveSceneWith(t *testing.T, cfg Config, hooks Hooks) *liveScene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(cfg, Deps{
+	d := Deps{
 		Instances: s.ec2, Clusters: realClusters{client}, FindNode: nodemap.Find, NodeOf: nodemap.Node,
 		NewDrainer: func(c kubernetes.Interface) Drainer { return drain.New(c, drain.DefaultConfig(), nil) },
-		Hooks:      hooks, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
-	})
+		Hooks:      &fakeHooks{}, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
+	}
+	mod(&d)
+	a, err := New(cfg, d)
 	if err != nil {
 		t.Fatal(err)
 	}
