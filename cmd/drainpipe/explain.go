@@ -41,8 +41,9 @@ the one DRAINPIPE_* configure.
 
 What needs AWS (the instance's cluster tag, its node) is not checked: 'act'
 means the function would look the instance up and act if it is one of its
-clusters' nodes. Exits 0 whatever the verdicts, 2 on unreadable input or
-bad arguments, 1 when the output cannot be written.
+clusters' nodes. Exits 0 whatever the verdicts, 2 on unreadable or empty
+input (an empty input is explained as the function rejects an empty
+message) or bad arguments, 1 when the output cannot be written.
 
 Flags:`
 
@@ -90,13 +91,29 @@ func explain(ctx context.Context, c cli, args []string) int {
 			code = exitUsage
 			continue
 		}
-		for _, e := range judge(ctx, sqsMessages(data, now), cfg, now) {
+		msgs := sqsMessages(data, now)
+		if len(msgs) == 0 {
+			// Nothing to read is bad input, said as the function says it
+			// of an empty SQS body: one rejected verdict.
+			fail(0, "%s: empty input: no message", inputName(name))
+			code = exitUsage
+			msgs = []events.SQSMessage{bodyMessage("local-1", "", now)}
+		}
+		for _, e := range judge(ctx, msgs, cfg, now) {
 			if err := out.Encode(e); err != nil {
 				return fail(exitFail, "writing: %v", err)
 			}
 		}
 	}
 	return code
+}
+
+// inputName names an input for messages.
+func inputName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
 }
 
 // judge runs msgs through the function's handler with an actor that makes

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
@@ -29,7 +30,7 @@ func (o offline) Act(_ context.Context, t handler.Task) handler.Result {
 	if t.InstanceID == "" && t.Reservation != "" {
 		return done("would " + handler.Describe(t) + policyNote(t))
 	}
-	t, step, r := pipeline.Decide(t, o.cfg.MaxEventAge, o.now)
+	t, step, r := pipeline.Decide(t, live.PipelineConfig(o.cfg, live.Options{}).Rules(), o.now)
 	switch step {
 	case pipeline.StepIgnore:
 		if hooks := hookNames(t); hooks != "" {

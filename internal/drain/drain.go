@@ -50,8 +50,10 @@ type Request struct {
 	Cordoned bool
 	// AfterCordon, when set, is called once the node is cordoned and
 	// before any eviction (the pipeline holds a batch's evictions until
-	// all its nodes are cordoned).
-	AfterCordon func(ctx context.Context)
+	// all its nodes are cordoned, and a lifecycle action's until it is
+	// known to be pending). An error stops the Run there: nothing is
+	// evicted, and Run returns it, wrapped.
+	AfterCordon func(ctx context.Context) error
 }
 
 func (r Request) validate() error {
@@ -153,7 +155,10 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 		return rep, nil
 	}
 	if req.AfterCordon != nil {
-		req.AfterCordon(ctx)
+		if err := req.AfterCordon(ctx); err != nil {
+			rep.Elapsed = d.now().Sub(start)
+			return rep, fmt.Errorf("before evicting from %s: %w", req.Node, err)
+		}
 	}
 	r, err := d.newRun(ctx, req, log)
 	if err != nil {

@@ -118,6 +118,9 @@ type Interruption struct {
 	// DescribeInstanceStatus: with Deadline (its start) it names the
 	// event both sources tell of, so it is acted on once.
 	ScheduledCode string
+	// Skipped names each entity of the notice left out, with why (a
+	// malformed instance ID): the notice acts on the others.
+	Skipped []string
 	// Summary is a short human description of the notice for logs and
 	// the CLI (e.g. "spot instance-action terminate").
 	Summary string

@@ -110,7 +110,8 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 		in.End = windowEnd(d.EndTime, start, &in)
 	}
 	if len(bad) > 0 {
-		in.Summary += fmt.Sprintf("; %d malformed entities skipped (first: %s)", len(bad), bad[0])
+		in.Skipped = bad
+		in.Summary += fmt.Sprintf("; %d malformed entities skipped: %s", len(bad), strings.Join(bad, "; "))
 	}
 	return act(in)
 }
@@ -140,24 +141,35 @@ func isConnectivityOnly(code string) bool {
 // events can also name hosts or volumes; only instances have nodes. A
 // malformed entry is reported in bad and skipped.
 func healthInstances(entities []json.RawMessage, resources json.RawMessage) (ids, bad []string) {
-	var values []string
+	// One pass in the notice's order, so each skipped entity is named
+	// where it stands: nil is an entity that is not an object.
+	var values []*string
 	if len(entities) > 0 {
-		for i, raw := range entities {
+		for _, raw := range entities {
 			var e struct {
 				EntityValue string `json:"entityValue"`
 			}
 			if err := json.Unmarshal(raw, &e); err != nil {
-				bad = append(bad, fmt.Sprintf("entity %d is not an object with a string entityValue", i))
+				values = append(values, nil)
 				continue
 			}
-			values = append(values, e.EntityValue)
+			values = append(values, &e.EntityValue)
 		}
 	} else if len(resources) > 0 {
 		// resources is documented as a list; anything else names nothing.
-		_ = json.Unmarshal(resources, &values)
+		var rs []string
+		_ = json.Unmarshal(resources, &rs)
+		for i := range rs {
+			values = append(values, &rs[i])
+		}
 	}
 	seen := map[string]bool{}
-	for _, v := range values {
+	for i, p := range values {
+		if p == nil {
+			bad = append(bad, fmt.Sprintf("entity %d is not an object with a string entityValue", i))
+			continue
+		}
+		v := *p
 		if i := strings.LastIndex(v, ":instance/"); i >= 0 {
 			v = v[i+len(":instance/"):] // an instance ARN
 		}
@@ -165,7 +177,7 @@ func healthInstances(entities []json.RawMessage, resources json.RawMessage) (ids
 			continue
 		}
 		if !ValidInstanceID(v) {
-			bad = append(bad, fmt.Sprintf("malformed instance ID %q", clip(v)))
+			bad = append(bad, fmt.Sprintf("malformed instance ID %q (entity %d)", clip(v), i))
 			continue
 		}
 		if !seen[v] {

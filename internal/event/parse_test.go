@@ -57,7 +57,8 @@ func TestParseTestdata(t *testing.T) {
 	closed.Summary = "AWS Health notice closed AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED: nodes cordoned for it come back"
 	twoOfThree := retirement
 	twoOfThree.Instances = []string{"i-0aaaa1111bbbb2222", "i-0cccc3333dddd4444"}
-	twoOfThree.Summary += `; 2 malformed entities skipped (first: entity 2 is not an object with a string entityValue)`
+	twoOfThree.Skipped = []string{`malformed instance ID "i-NOTHEX" (entity 1)`, "entity 2 is not an object with a string entityValue"}
+	twoOfThree.Summary += "; 2 malformed entities skipped: " + strings.Join(twoOfThree.Skipped, "; ")
 	maintenance := retirement
 	maintenance.Instances = []string{"i-0aaaa1111bbbb2222"}
 	maintenance.ScheduledCode = "" // not an EC2 scheduled event code

@@ -131,7 +131,9 @@ func (l *Limiter) take(ctx context.Context, client kubernetes.Interface, g Group
 		le.Spec = spec
 		got, err = leases.Update(ctx, le, metav1.UpdateOptions{})
 	}
-	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+	// A create answered NotFound lost no race: the namespace is missing,
+	// and no slot can ever be taken there.
+	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) || (apierrors.IsNotFound(err) && old != nil) {
 		return nil, errLost
 	}
 	if err != nil {

@@ -223,3 +223,29 @@ func TestHandleStaleEvents(t *testing.T) {
 		t.Errorf("stale spot record: outcome %q reason %q, want ignored as stale", l.Outcome, l.Reason)
 	}
 }
+
+// An empty SQS body is a message like any other: it ends rejected with
+// its reason, and is not retried.
+func TestHandleEmptyBody(t *testing.T) {
+	actor := &recordingActor{}
+	var logs bytes.Buffer
+	h := New(Options{Actor: actor, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	resp, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		msg("empty", "", "1"), msg("blank", " \n", "1"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := failures(resp); len(got) != 0 {
+		t.Errorf("retried %v, want none", got)
+	}
+	if len(actor.tasks) != 0 {
+		t.Errorf("actor called with %+v", actor.tasks)
+	}
+	lines := recordLines(t, &logs)
+	for _, id := range []string{"empty", "blank"} {
+		if l := lines[id]; l.Outcome != "rejected" || !strings.Contains(l.Reason, "empty body") {
+			t.Errorf("record %s: outcome %q reason %q, want rejected for its empty body", id, l.Outcome, l.Reason)
+		}
+	}
+}

@@ -28,7 +28,8 @@ type record struct {
 	kinds        []event.Kind
 	instances    []string
 	eventIDs     []string
-	tasks        []int // indexes into the plan's tasks
+	skipped      []string // entities of its notices left out, with why
+	tasks        []int    // indexes into the plan's tasks
 	outcome      outcome
 	reason       string
 	duration     time.Duration
@@ -55,6 +56,19 @@ func (r *record) note(in event.Interruption) {
 			r.instances = append(r.instances, id)
 		}
 	}
+	for _, s := range in.Skipped {
+		if !slices.Contains(r.skipped, s) {
+			r.skipped = append(r.skipped, s)
+		}
+	}
+}
+
+// withSkipped is the record's reason naming every entity its notices
+// left out, and why: the verdict on the others does not say it.
+func (r *record) withSkipped() {
+	if len(r.skipped) > 0 {
+		r.reason += fmt.Sprintf("; skipped %d malformed entities: %s", len(r.skipped), strings.Join(r.skipped, "; "))
+	}
 }
 
 // severity orders task statuses for a record: retry beats done beats
@@ -75,6 +89,7 @@ var outcomes = [...]outcome{outcomeIgnored, outcomeDone, outcomeRetry}
 // settle derives the record's outcome from its tasks' results; a record
 // decided at parse time keeps its outcome.
 func (r *record) settle(tasks []Task, results []taskResult, start time.Time) {
+	defer r.withSkipped()
 	if len(r.tasks) == 0 {
 		return
 	}

@@ -256,9 +256,10 @@ func TestStartEventFollowsTheCordon(t *testing.T) {
 		req := spotReq()
 		req.Evict = evict
 		gated, startedAtGate := 0, false
-		req.AfterCordon = func(context.Context) {
+		req.AfterCordon = func(context.Context) error {
 			gated++
 			startedAtGate = r.session(req.Node).startedChan() != nil
+			return nil
 		}
 		if _, err := r.Wrap(c).Run(context.Background(), req); err != nil {
 			t.Fatal(err)

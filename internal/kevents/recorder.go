@@ -101,17 +101,22 @@ func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, erro
 	defer w.r.end(s)
 	gate := req.AfterCordon
 	var passed bool
-	req.AfterCordon = func(ctx context.Context) {
+	req.AfterCordon = func(ctx context.Context) error {
 		passed = true
 		if gate != nil {
-			gate(ctx)
+			if err := gate(ctx); err != nil {
+				return err // no drain starts
+			}
 		}
 		s.start()
+		return nil
 	}
 	rep, err := w.d.Run(ctx, req)
 	if err == nil {
 		if !passed && gate != nil {
-			gate(ctx)
+			if gerr := gate(ctx); gerr != nil {
+				return rep, nil // the cordon is given back: no event for it
+			}
 		}
 		s.start()
 		if typ, reason, msg, ok := outcome(req, rep); ok {

@@ -107,24 +107,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	actor, err = pipeline.New(pipeline.Config{
-		DryRun:          cfg.DryRun || opts.DryRun,
-		MaxReceiveCount: cfg.MaxReceiveCount,
-		MaxEventAge:     cfg.MaxEventAge,
-		SafetyMargin:    cfg.SafetyMargin,
-		// Lifecycle hooks: their reserve, heartbeat cap and served groups.
-		HookReserve:       cfg.Hooks.Reserve,
-		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
-		ASGNames:          cfg.Hooks.ASGNames,
-		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
-		HookNames:         cfg.Hooks.HookNames,
-		LaunchNoWait:      !cfg.Hooks.LaunchWaitReady,
-		OutOfService:      cfg.Return.OutOfService,
-		SkipKarpenter:     cfg.Return.SkipKarpenter,
-		SkipAutoMode:      !cfg.Return.HandleAutoMode,
-		RebalanceHold:     cfg.Return.RebalanceHold,
-		Clusters:          cfg.Clusters,
-	}, pipeline.Deps{
+	actor, err = pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
 		Instances: lookup,
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
@@ -142,6 +125,29 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		return nil, fmt.Errorf("building the pipeline: %w", err)
 	}
 	return actor, nil
+}
+
+// PipelineConfig is the live actor's configuration from cfg: `drainpipe
+// explain` decides by the same settings.
+func PipelineConfig(cfg config.Config, opts Options) pipeline.Config {
+	return pipeline.Config{
+		DryRun:          cfg.DryRun || opts.DryRun,
+		MaxReceiveCount: cfg.MaxReceiveCount,
+		MaxEventAge:     cfg.MaxEventAge,
+		SafetyMargin:    cfg.SafetyMargin,
+		// Lifecycle hooks: their reserve, heartbeat cap and served groups.
+		HookReserve:       cfg.Hooks.Reserve,
+		HeartbeatInterval: cfg.Hooks.HeartbeatCap,
+		ASGNames:          cfg.Hooks.ASGNames,
+		ASGNamePrefix:     cfg.Hooks.ASGNamePrefix,
+		HookNames:         cfg.Hooks.HookNames,
+		LaunchNoWait:      !cfg.Hooks.LaunchWaitReady,
+		OutOfService:      cfg.Return.OutOfService,
+		SkipKarpenter:     cfg.Return.SkipKarpenter,
+		SkipAutoMode:      !cfg.Return.HandleAutoMode,
+		RebalanceHold:     cfg.Return.RebalanceHold,
+		Clusters:          cfg.Clusters,
+	}
 }
 
 func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error) {

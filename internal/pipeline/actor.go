@@ -114,7 +114,7 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	start := a.clock.Now()
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
-	hooks, foreign := a.servedHooks(hooksOf(t), log)
+	hooks := a.servedHooks(hooksOf(t), log)
 	a.keeper.acquire(ctx, hooks)
 	if t.ReceiveCount > 1 {
 		// An earlier delivery may have completed the action: its
@@ -125,7 +125,7 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	var r handler.Result
 	// The task leaves its batch's gate before it releases its hooks: their
 	// first heartbeats may wait for the batch's cordons (Prepare).
-	if why, ok := a.nothingToDo(t, hooks, foreign); ok {
+	if why, ok := a.nothingToDo(t, hooks); ok {
 		r = ignored(why)
 		a.gates.leave(t.InstanceID)
 		a.keeper.release(hooks)
@@ -162,7 +162,7 @@ func (a *Actor) act(ctx context.Context, t handler.Task, hooks []hook, log *slog
 
 func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
 	now := a.clock.Now()
-	t, step, r := Decide(t, a.cfg.MaxEventAge, now)
+	t, step, r := Decide(t, a.cfg.Rules(), now)
 	switch step {
 	case StepLaunch:
 		return a.launch(ctx, t, hooks, log)
@@ -200,8 +200,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
+	check := a.pendingCheck(t, *hooks)
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.afterCordon(t.InstanceID)}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.beforeEvictions(t.InstanceID, check)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than
@@ -238,6 +239,10 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	dt := drainTarget{cluster: inst.Cluster, client: client, task: t, hooks: *hooks, inst: inst, stopped: stopped}
 	r = a.drain(ctx, dt, d, req, log)
+	if gone, ok := a.notPending(ctx, check, client, t, p, node, log); ok {
+		*hooks = nil // over: left alone
+		return gone
+	}
 	r.Reason = late + r.Reason
 	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
 	r.Node = node

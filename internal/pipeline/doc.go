@@ -20,7 +20,9 @@
 //
 // Prepare holds every hook of a batch as soon as it is planned and
 // heartbeats it once the batch's nodes are cordoned (at once for a
-// redelivery; Act does, for a task not prepared), and one keep-alive per
+// redelivery; Act does, for a task not prepared); a task of hooks alone
+// evicts nothing until that first heartbeat has answered (pendingCheck),
+// and one keep-alive per
 // cadence then heartbeats them until their task settles them, queued tasks
 // included;
 // hooks a task leaves pending are kept alive until the batch's context
@@ -51,6 +53,8 @@
 //	hooks not named as served       another tool's hook             Ignored  left alone
 //	launch into the warm pool       no node to wait for             Done     completed
 //	first heartbeat: not active     action over, nothing else       Ignored  left alone
+//	the same, answered after the    node given back before any      Ignored  left alone
+//	cordon (hooks only)             eviction (cordon, taint undone)
 //	action none                     policy says leave it            Ignored  completed
 //	first delivery, too old         stale (Config.MaxEventAge)      Ignored  completed
 //	DescribeInstances error         any: access denied (a policy    Retry    pending*

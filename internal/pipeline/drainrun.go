@@ -39,6 +39,8 @@ func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req dr
 	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
 		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())
 	switch {
+	case errors.Is(err, errNotPending): // the caller gives the node back
+		return ignored(whyNotPending)
 	case err != nil && isNotFound(err):
 		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
 	case err != nil:

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 
 	"github.com/drainpipe/drainpipe/internal/handler"
@@ -13,55 +12,33 @@ import (
 // GroupTag is the tag Auto Scaling puts on the instances of a group.
 const GroupTag = "aws:autoscaling:groupName"
 
-// servesGroups reports whether the served groups are restricted (the
-// stack always restricts them; local runs may not).
-func (a *Actor) servesGroups() bool {
-	return len(a.cfg.ASGNames) > 0 || a.cfg.ASGNamePrefix != ""
-}
+// servesGroups reports whether the served groups are restricted.
+func (a *Actor) servesGroups() bool { return a.cfg.Rules().servesGroups() }
 
-// serves reports whether asg is a group Drainpipe serves.
-func (a *Actor) serves(asg string) bool {
-	if !a.servesGroups() {
-		return true
-	}
-	return slices.Contains(a.cfg.ASGNames, asg) || (a.cfg.ASGNamePrefix != "" && strings.HasPrefix(asg, a.cfg.ASGNamePrefix))
-}
-
-// servedHooks splits hooks into those Drainpipe serves and why it leaves
-// the others alone: hooks of groups not served (forged or misrouted
-// messages: never heartbeated nor completed, since that would let another
-// group's instance go) and hooks another tool owns (Config.HookNames).
-func (a *Actor) servedHooks(hooks []hook, log *slog.Logger) (served []hook, foreign []string) {
+// servedHooks splits hooks into those Drainpipe serves and those it leaves
+// alone (Rules.foreign), logging each of these.
+func (a *Actor) servedHooks(hooks []hook, log *slog.Logger) (served []hook) {
+	rules := a.cfg.Rules()
 	for _, h := range hooks {
-		switch {
-		case !a.serves(h.ASG):
-			log.Warn("lifecycle hook of a group Drainpipe does not serve; left alone", "asg", h.ASG, "hook", h.Hook)
-			foreign = append(foreign, fmt.Sprintf("lifecycle hook of group %s, which Drainpipe does not serve "+
-				"(DRAINPIPE_ASG_NAMES, DRAINPIPE_ASG_NAME_PREFIX)", h.ASG))
-		case len(a.cfg.HookNames) > 0 && !slices.Contains(a.cfg.HookNames, h.Hook):
-			log.Info("lifecycle hook owned by another tool; left alone", "asg", h.ASG, "hook", h.Hook)
-			foreign = append(foreign, fmt.Sprintf("lifecycle hook %s of group %s is not one Drainpipe serves "+
-				"(DRAINPIPE_LIFECYCLE_HOOK_NAMES=%s): left to its owner", h.Hook, h.ASG, strings.Join(a.cfg.HookNames, ",")))
-		default:
+		switch why, ofGroup := rules.foreign(h.ASG, h.Hook); {
+		case why == "":
 			served = append(served, h)
+		case ofGroup:
+			log.Warn("lifecycle hook of a group Drainpipe does not serve; left alone", "asg", h.ASG, "hook", h.Hook)
+		default:
+			log.Info("lifecycle hook owned by another tool; left alone", "asg", h.ASG, "hook", h.Hook)
 		}
 	}
-	return served, foreign
+	return served
 }
 
-// nothingToDo reports, with why, a task of lifecycle hooks only that has
-// nothing to act on: all of its hooks belong to foreign groups, or every
-// one answered its first heartbeat with "No active Lifecycle Action" (the
-// action is over: completed by an earlier delivery, or timed out).
-func (a *Actor) nothingToDo(t handler.Task, hooks []hook, foreign []string) (string, bool) {
-	if !onlyHooks(t) {
-		return "", false
-	}
-	if len(hooks) == 0 && len(foreign) > 0 {
-		return strings.Join(slices.Compact(foreign), "; "), true
-	}
-	if a.keeper.inactive(hooks) {
-		return "lifecycle action no longer active (completed by an earlier delivery, or timed out): nothing to drain", true
+// nothingToDo reports, with why, a task of lifecycle hooks only whose
+// every hook answered its first heartbeat with "No active Lifecycle
+// Action" (the action is over: completed by an earlier delivery, or timed
+// out). Hooks Drainpipe leaves alone are Decide's.
+func (a *Actor) nothingToDo(t handler.Task, hooks []hook) (string, bool) {
+	if onlyHooks(t) && a.keeper.inactive(hooks) {
+		return whyNotPending, true
 	}
 	return "", false
 }

@@ -143,7 +143,7 @@ func isNotFound(err error) bool {
 // calls it when the invocation has no time to act. The task is retried.
 func (a *Actor) CompleteLastDelivery(ctx context.Context, t handler.Task) handler.Result {
 	log := a.log.With("instance_id", t.InstanceID, "receive_count", t.ReceiveCount)
-	hooks, _ := a.servedHooks(hooksOf(t), log)
+	hooks := a.servedHooks(hooksOf(t), log)
 	completed, failed := 0, []string{}
 	var pending []hook
 	for _, h := range hooks {

@@ -141,7 +141,7 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 	}
 	g := a.gates.open(drains, wave)
 	for _, t := range tasks {
-		hooks, _ := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
+		hooks := a.servedHooks(hooksOf(t), slog.New(slog.DiscardHandler))
 		after := g
 		if t.ReceiveCount > 1 {
 			after = nil

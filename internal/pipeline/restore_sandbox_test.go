@@ -41,6 +41,12 @@ type liveScene struct {
 
 func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	t.Helper()
+	return newLiveSceneWith(t, cfg, func(*Deps) {})
+}
+
+// newLiveSceneWith is newLiveScene with its actor's Deps changed by mod.
+func newLiveSceneWith(t *testing.T, cfg Config, mod func(*Deps)) *liveScene {
+	t.Helper()
 	sb := sandbox.ForTest(t)
 	t.Parallel()
 	env := fixture.New(t, sb.RESTConfig())
@@ -50,11 +56,13 @@ func newLiveScene(t *testing.T, cfg Config) *liveScene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(cfg, Deps{
+	d := Deps{
 		Instances: s.ec2, Clusters: realClusters{client}, FindNode: nodemap.Find, NodeOf: nodemap.Node,
 		NewDrainer: func(c kubernetes.Interface) Drainer { return drain.New(c, drain.DefaultConfig(), nil) },
 		Hooks:      &fakeHooks{}, Clock: s.clock, Log: slog.New(slog.DiscardHandler),
-	})
+	}
+	mod(&d)
+	a, err := New(cfg, d)
 	if err != nil {
 		t.Fatal(err)
 	}
