@@ -82,6 +82,7 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	warnUnsubscribedAlarms(c)
 	c.Dashboard = newDashboard(c)
 	newOutputs(c)
+	acknowledgeLint(c)
 	if err := errors.Join(checkQueuePolicies(c), checkSenderAccount(c)); err != nil {
 		return nil, fmt.Errorf("validating the stack: %w", err)
 	}
