@@ -19,6 +19,8 @@ that makes Drainpipe behave like it ("context": keys for cdk.json's
 with why ("notCarried"). Values the file leaves out take the chart's
 defaults, as Helm does, so an empty file shows how NTH's defaults differ
 from Drainpipe's. Keys the chart does not know are listed under "unknown".
+What the values cannot say, the Auto Scaling groups and lifecycle hook
+names NTH serves, is listed under "notInValues": set those keys yourself.
 The mapping of every value: docs/migrating-from-nth.md.
 
 Exits 0 when the file was read, 2 when it cannot be read or parsed.`
@@ -30,6 +32,9 @@ type nthResult struct {
 	Unknown    []string       `json:"unknown"`
 	managedTag string         // the tag checkTagBeforeDraining checks
 	defaults   map[string]any // the chart's
+
+	// NotInValues are context keys the values cannot fill (nthaccount.go).
+	NotInValues []nthAccountKey `json:"notInValues"`
 }
 
 // nthGap is one NTH value Drainpipe does not carry.
@@ -84,6 +89,7 @@ func nthValues(_ context.Context, c cli, args []string) int {
 	if err := out.Encode(res); err != nil {
 		return fail(exitFail, "writing: %v", err)
 	}
+	noteNotInValues(c.Stderr, res.NotInValues)
 	return exitOK
 }
 
@@ -94,7 +100,8 @@ func translateNTH(given map[string]any) (nthResult, error) {
 	if err != nil {
 		return nthResult{}, err
 	}
-	res := nthResult{Context: map[string]any{}, NotCarried: []nthGap{}, Unknown: []string{}, defaults: defaults}
+	res := nthResult{Context: map[string]any{}, NotCarried: []nthGap{}, Unknown: []string{}, defaults: defaults,
+		NotInValues: nthNotInValues()}
 	vals := maps.Clone(res.defaults)
 	for k, v := range given {
 		if _, known := res.defaults[k]; !known {

@@ -79,8 +79,10 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	denyOtherSenders(p, c.Rules, topics, c.NotificationRole, c.Queue, c.DeadLetterQueue)
 	guardConsumers(c)
 	newAlarms(c)
+	warnUnsubscribedAlarms(c)
 	c.Dashboard = newDashboard(c)
 	newOutputs(c)
+	acknowledgeLint(c)
 	if err := errors.Join(checkQueuePolicies(c), checkSenderAccount(c)); err != nil {
 		return nil, fmt.Errorf("validating the stack: %w", err)
 	}

@@ -27,7 +27,8 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 		AllowedPattern: jsii.String(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`),
 	})
 	key := awscdk.NewCfnParameter(s, jsii.String("CodeKey"), &awscdk.CfnParameterProps{
-		Type: jsii.String("String"), Description: jsii.String("S3 key of drainpipe.zip (`make build` writes it to dist/)"),
+		Type: jsii.String("String"), Description: jsii.String("S3 key of the function's zip, for the Architecture parameter: a release's " +
+			"drainpipe-VERSION-linux-arm64.zip or -x86_64.zip, or drainpipe.zip (arm64) that `make build` writes to dist/"),
 		Default: jsii.String("drainpipe.zip"), MinLength: jsii.Number(1),
 	})
 	props.Code = awslambda.Code_FromBucket(awss3.Bucket_FromBucketName(s, jsii.String("CodeBucketRef"), bucket.ValueAsString()), key.ValueAsString(), nil)
@@ -44,6 +45,7 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 		return nil, err
 	}
 	finish(c)
+	architectureParam(s, c)
 	c.Function.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	return s, nil
 }

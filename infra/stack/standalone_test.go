@@ -68,7 +68,7 @@ func TestStandaloneMatchesStack(t *testing.T) {
 	}
 	slices.Sort(params)
 	wantParams := []string{"ActionAsgLifecycle", "ActionCapacityBlock", "ActionCapacityReservation", "ActionRebalance", "ActionScheduledChange",
-		"ActionSpot", "ActionStateChange", "AsgNamePrefix", "Clusters", "CodeBucket", "CodeKey", "DryRun", "LifecycleHookNames"}
+		"ActionSpot", "ActionStateChange", "Architecture", "AsgNamePrefix", "Clusters", "CodeBucket", "CodeKey", "DryRun", "LifecycleHookNames"}
 	if diff := cmp.Diff(wantParams, params); diff != "" {
 		t.Errorf("parameters (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// nthAccountKey is a context key NTH's values cannot fill: what NTH's
+// queue mode serves without configuration, but Drainpipe's stack only
+// for what it is told.
+type nthAccountKey struct {
+	Context []string `json:"context"`
+	Why     string   `json:"why"`
+	Find    string   `json:"find"`
+}
+
+// nthNotInValues lists the lifecycle-hook context: NTH handles every
+// lifecycle action reaching its queue, whatever the group or hook name,
+// while the stack creates its lifecycle rules and Auto Scaling permissions
+// only for the groups named, and the function serves only the hooks named.
+// Left unset, a migration silently stops draining on scale-in.
+func nthNotInValues() []nthAccountKey {
+	return []nthAccountKey{
+		{
+			Context: []string{"asgNames", "asgNamePrefix"},
+			Why: "NTH serves the lifecycle actions of every Auto Scaling group that reaches its queue; Drainpipe's " +
+				"lifecycle rules and autoscaling:CompleteLifecycleAction/RecordLifecycleActionHeartbeat permissions " +
+				"exist only for the groups named here (or matching the prefix). Without either, no lifecycle hook is served",
+			Find: "aws autoscaling describe-auto-scaling-groups --query 'AutoScalingGroups[].AutoScalingGroupName' --output text",
+		},
+		{
+			Context: []string{"lifecycleHookNames"},
+			Why: "Drainpipe serves only the hooks named here (default drainpipe,drainpipe-launch); NTH's hooks " +
+				"have their own names (my-k8s-term-hook in NTH's docs). List every terminate and launch hook NTH answers",
+			Find: "aws autoscaling describe-lifecycle-hooks --auto-scaling-group-name GROUP " +
+				"--query 'LifecycleHooks[].[LifecycleHookName,LifecycleTransition,NotificationTargetARN]' --output text",
+		},
+	}
+}
+
+// noteNotInValues tells the reader, beside the JSON, which context keys
+// they must still set themselves.
+func noteNotInValues(w io.Writer, keys []nthAccountKey) {
+	var names []string
+	for _, k := range keys {
+		names = append(names, strings.Join(k.Context, " or "))
+	}
+	fmt.Fprintf(w, "drainpipe nth-values: the values file cannot say which Auto Scaling groups' lifecycle hooks NTH "+
+		"serves, nor their names: set context %s yourself (see \"notInValues\" and docs/migrating-from-nth.md)\n",
+		strings.Join(names, ", and "))
+}
