@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// alarmRE finds the alarms the stack creates: CreateAlarm(scope, jsii.String("Name"), …).
-var alarmRE = regexp.MustCompile(`CreateAlarm\(\s*[\w.]+,\s*jsii\.String\("(\w+)"\)`)
+// alarmRE finds the alarms the stack creates: CreateAlarm(scope, jsii.String("Name"), …),
+// and EventBridge rules notifying the alarm topic, whose names end in Alarm.
+var alarmRE = regexp.MustCompile(`(?:CreateAlarm\(\s*[\w.]+,\s*jsii\.String\("(\w+)"\))|(?:NewRule\(\s*[\w.]+,\s*jsii\.String\("(\w+Alarm)"\))`)
 
 // TestEveryAlarmHasARunbook reads the alarm names from the infra source and
 // requires a "### Name" runbook in operations.md for each.
@@ -28,7 +29,7 @@ func TestEveryAlarmHasARunbook(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range alarmRE.FindAllStringSubmatch(string(b), -1) {
-			alarms = append(alarms, m[1])
+			alarms = append(alarms, m[1]+m[2])
 		}
 	}
 	if len(alarms) < 5 {

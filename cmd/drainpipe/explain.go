@@ -123,7 +123,7 @@ func judge(ctx context.Context, msgs []events.SQSMessage, cfg config.Config, now
 	var verdicts []handler.RecordSummary
 	h := handler.New(handler.Options{
 		Policy: cfg.Policy, Actor: offline{cfg: cfg, now: now}, Concurrency: 1,
-		MaxEventAge: cfg.MaxEventAge, Accept: cfg.Accept, SweepRule: cfg.SweepRule, Now: func() time.Time { return now },
+		MaxEventAge: cfg.MaxEventAge, Accept: cfg.Accept, Topics: cfg.SNSTopics, SweepRule: cfg.SweepRule, Now: func() time.Time { return now },
 		OnRecord: func(_ context.Context, s handler.RecordSummary) { verdicts = append(verdicts, s) },
 	})
 	// Handle never fails, and with no deadline every task finishes.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -45,9 +44,9 @@ func checkQueuePolicies(c *Construct) error {
 			return fmt.Errorf("measuring the %s policy: %w", q.name, err)
 		}
 		if len(b) > sqsMaxPolicy {
-			errs = append(errs, fmt.Errorf("senderRoleArns, operatorRoleArns: the %s policy can reach %d bytes once deployed, over SQS's %d-byte limit "+
-				"(%d sender and %d operator roles listed, each named in several statements): list fewer roles",
-				q.name, len(b), sqsMaxPolicy, len(c.Props.SenderRoleARNs), len(c.Props.OperatorRoleARNs)))
+			errs = append(errs, fmt.Errorf("senderRoleArns, operatorRoleArns, queueAdminArns: the %s policy can reach %d bytes once deployed, over SQS's %d-byte limit "+
+				"(%d sender roles, %d operator roles and %d queue admins listed, each named in several statements): list fewer",
+				q.name, len(b), sqsMaxPolicy, len(c.Props.SenderRoleARNs), len(c.Props.OperatorRoleARNs), len(c.Props.QueueAdminARNs)))
 		}
 	}
 	return errors.Join(errs...)
@@ -91,45 +90,4 @@ func worstCase(v any) any {
 		return out
 	}
 	return v
-}
-
-// senderAccounts lists the accounts of the sender roles.
-func (p Props) senderAccounts() []string {
-	var accounts []string
-	for _, r := range p.SenderRoleARNs {
-		if parts := strings.Split(r, ":"); len(parts) > 4 && !slices.Contains(accounts, parts[4]) {
-			accounts = append(accounts, parts[4])
-		}
-	}
-	slices.Sort(accounts)
-	return accounts
-}
-
-// senderAccountProblem is why senders of another account are refused: the
-// queue policy only denies; within the queue's account a role's own
-// policy is enough to send, but another account's role needs an Allow in
-// the queue policy, which the stack does not give (it would let that
-// account feed the function notices it trusts as AWS's). A dead-letter
-// redrive, the senders' use, runs in the queue's account anyway.
-const senderAccountProblem = "only roles of the stack's own account can send (the queue policy allows no other account, and a redrive runs in the queue's account)"
-
-// checkSenderAccount refuses sender roles of another account than the
-// stack's, when the stack's account is known at synth (an environment-
-// agnostic stack's is not: Validate then only holds the roles to one
-// account).
-func checkSenderAccount(c *Construct) error {
-	account := awscdk.Stack_Of(c.Scope).Account()
-	if *awscdk.Token_IsUnresolved(account) {
-		return nil
-	}
-	var foreign []string
-	for _, a := range c.Props.senderAccounts() {
-		if a != *account {
-			foreign = append(foreign, a)
-		}
-	}
-	if len(foreign) > 0 {
-		return fmt.Errorf("senderRoleArns: roles of account %s, not the stack's (%s): %s", strings.Join(foreign, ", "), *account, senderAccountProblem)
-	}
-	return nil
 }

@@ -29,6 +29,7 @@ func TestTemplatesPassCfnLint(t *testing.T) {
 			p.SNSTopicARNs = []string{"arn:aws:sns:eu-west-1:123456789012:hooks"}
 			p.SenderRoleARNs, p.OperatorRoleARNs = []string{redriveRole}, []string{operatorRole}
 			p.ASGNotificationRole = true
+			p.QueueAdminARNs, p.CodeSigningConfigARN = []string{"arn:aws:iam::123456789012:role/platform-admin"}, cscARN
 		},
 		"webhook, aws-auth, topic": func(p *Props) {
 			p.WebhookSecretARN, p.WebhookKMSKeyARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:drainpipe/webhook", kms

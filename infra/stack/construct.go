@@ -39,7 +39,10 @@ type Construct struct {
 	// or a topic created here when that is empty.
 	AlarmTopic awssns.ITopic
 	Alarms     []awscloudwatch.Alarm
-	Dashboard  awscloudwatch.Dashboard
+	// QueueControlRule notifies AlarmTopic of every change to the queues'
+	// attributes, permissions or tags, and of their deletion.
+	QueueControlRule awsevents.Rule
+	Dashboard        awscloudwatch.Dashboard
 	// MetricsStack is the value of dimension `stack` on every metric the
 	// function publishes (namespace Drainpipe; DRAINPIPE_METRICS_STACK):
 	// filter on it to build more alarms on this deployment's metrics.
@@ -71,19 +74,23 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c.Queue, c.DeadLetterQueue = newQueues(scope, p)
 	c.Rules = newRules(scope, p, c.Queue, c.DeadLetterQueue)
 	c.Function, c.Role = newFunction(scope, p, c.Queue)
+	setCodeSigning(c)
 	c.MetricsStack = metricsStack(scope, p)
 	c.Function.AddEnvironment(jsii.String("DRAINPIPE_METRICS_STACK"), c.MetricsStack, nil)
 	newSweep(c)
+	allowRules(c)
 	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
 	topics := subscribeTopics(c)
 	denyOtherSenders(p, c.Rules, topics, c.NotificationRole, c.Queue, c.DeadLetterQueue)
 	guardConsumers(c)
+	guardQueueControl(c)
 	newAlarms(c)
 	warnUnsubscribedAlarms(c)
+	c.QueueControlRule = queueControlAlarm(c)
 	c.Dashboard = newDashboard(c)
 	newOutputs(c)
 	acknowledgeLint(c)
-	if err := errors.Join(checkQueuePolicies(c), checkSenderAccount(c)); err != nil {
+	if err := errors.Join(checkQueuePolicies(c), checkTrustedAccount(c)); err != nil {
 		return nil, fmt.Errorf("validating the stack: %w", err)
 	}
 	return c, nil

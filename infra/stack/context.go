@@ -20,7 +20,7 @@ var ContextKeys = []string{
 	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 	"sweepInterval", "alarmDrainBlockedSeconds", "accountConcurrencyLimit",
-	"snsTopicArns",
+	"snsTopicArns", "queueAdminArns", "codeSigningConfigArn",
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -62,6 +62,8 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.list("senderRoleArns", &p.SenderRoleARNs)
 	r.list("operatorRoleArns", &p.OperatorRoleARNs)
 	r.list("snsTopicArns", &p.SNSTopicARNs)
+	r.list("queueAdminArns", &p.QueueAdminARNs)
+	r.str("codeSigningConfigArn", &p.CodeSigningConfigARN)
 	r.list("subnetIds", &p.SubnetIDs)
 	r.list("securityGroupIds", &p.SecurityGroupIDs)
 	r.integer("reservedConcurrency", &p.ReservedConcurrency)

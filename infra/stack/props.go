@@ -85,6 +85,10 @@ type Props struct {
 	// and hide messages on both queues (everyone else is denied), and
 	// redrive the dead-letter queue into the queue.
 	OperatorRoleARNs []string
+	// QueueAdminARNs may, besides the account's root user and the stack's
+	// deployer, change the queues' attributes, permissions and tags, and
+	// delete them; everyone else is denied.
+	QueueAdminARNs []string
 	// SubnetIDs and SecurityGroupIDs place the function in a VPC (both or
 	// neither), for clusters whose API endpoint is private.
 	SubnetIDs        []string
@@ -104,6 +108,10 @@ type Props struct {
 	// SweepInterval is the minutes between sweeps (docs/sweep.md); 0: no
 	// sweep rule, and the function ignores every Scheduled Event.
 	SweepInterval int
+
+	// CodeSigningConfigARN is a Lambda code signing configuration the
+	// function's code must satisfy (signed with AWS Signer); empty: none.
+	CodeSigningConfigARN string
 
 	// Code is the function's code; nil: the bootstrap in AssetDir.
 	Code awslambda.Code
@@ -304,6 +312,7 @@ func (p Props) Validate() error {
 	if p.WebhookSecretARN != "" && !secretARN.MatchString(p.WebhookSecretARN) {
 		bad("webhookSecretArn: %q is not the ARN of a Secrets Manager secret or an SSM parameter", p.WebhookSecretARN)
 	}
+	p.validateCodeSigning(bad)
 	errs = append(errs, p.validateTrust()...)
 	errs = append(errs, p.checkEnv()...)
 	return errors.Join(errs...)
@@ -352,7 +361,7 @@ func reservedEnv(k string) bool {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
 		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE",
-		"DRAINPIPE_METRICS_STACK":
+		"DRAINPIPE_METRICS_STACK", "DRAINPIPE_SNS_TOPICS":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })
@@ -381,6 +390,9 @@ func (p Props) managedEnv() map[string]string {
 	}
 	env["DRAINPIPE_MAX_EVENT_AGE"] = fmt.Sprintf("%ds", int(p.MaxEventAge/time.Second))
 	env["DRAINPIPE_ACCEPT"] = p.accept()
+	if len(p.SNSTopicARNs) > 0 {
+		env["DRAINPIPE_SNS_TOPICS"] = strings.Join(p.SNSTopicARNs, ",")
+	}
 	p.groupEnv(env)
 	return env
 }

@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
@@ -25,18 +26,15 @@ func guardConsumers(c *Construct) {
 		operators = append(operators, awsiam.NewArnPrincipal(jsii.String(r)))
 	}
 	for i, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
-		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Sid:        jsii.String(fmt.Sprintf("DenyOtherConsumers%d", i)),
-			Effect:     awsiam.Effect_DENY,
-			Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
-			Actions:    jsii.Strings(consumeActions...),
-			Resources:  &[]*string{q.QueueArn()},
-			Conditions: &map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": principals}},
-		}))
+		denyOnQueue(q, fmt.Sprintf("DenyOtherConsumers%d", i), consumeActions, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": principals}})
 	}
 	if len(operators) == 0 {
 		return
 	}
+	// Validate and checkTrustedAccount refuse operators of another
+	// account; an environment-agnostic stack cannot tell at synth, so
+	// these Allows hold for principals of the deployed account only.
+	own := &map[string]any{"StringEquals": map[string]any{"aws:PrincipalAccount": awscdk.Stack_Of(c.Scope).Account()}}
 	c.DeadLetterQueue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OperatorsRedrive"),
 		Principals: &operators,
@@ -46,12 +44,14 @@ func guardConsumers(c *Construct) {
 		Actions: jsii.Strings("sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
 			"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility",
 			"sqs:ListDeadLetterSourceQueues"),
-		Resources: &[]*string{c.DeadLetterQueue.QueueArn()},
+		Resources:  &[]*string{c.DeadLetterQueue.QueueArn()},
+		Conditions: own,
 	}))
 	c.Queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Sid:        jsii.String("OperatorsRedriveTarget"),
 		Principals: &operators,
 		Actions:    jsii.Strings("sqs:SendMessage", "sqs:GetQueueAttributes"),
 		Resources:  &[]*string{c.Queue.QueueArn()},
+		Conditions: own,
 	}))
 }

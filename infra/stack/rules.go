@@ -3,7 +3,6 @@ package stack
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
@@ -83,9 +82,9 @@ func groupMatchers(p Props) []any {
 	return m
 }
 
-// newRules routes every matching event to queue. The SQS target adds a
-// queue-policy statement per rule allowing events.amazonaws.com to send only
-// with that rule's ARN as aws:SourceArn. Events EventBridge cannot deliver
+// newRules routes every matching event to queue. allowRules lets
+// events.amazonaws.com send only with one of the rules' ARNs as
+// aws:SourceArn. Events EventBridge cannot deliver
 // go to the dead-letter queue, whose alarm then fires.
 func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
 	var rules []awsevents.Rule
@@ -103,13 +102,7 @@ func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awseve
 }
 
 // queueTarget sends a rule's events to queue, and what EventBridge cannot
-// deliver to dlq.
+// deliver to dlq; allowRules lets it.
 func queueTarget(p Props, queue, dlq awssqs.Queue) awsevents.IRuleTarget {
-	return awseventstargets.NewSqsQueue(queue, &awseventstargets.SqsQueueProps{
-		DeadLetterQueue: dlq,
-		// Undeliverable past the age the function would call stale: to
-		// the dead-letter queue and its alarm.
-		MaxEventAge:   awscdk.Duration_Seconds(jsii.Number(p.targetMaxEventAge().Seconds())),
-		RetryAttempts: jsii.Number(185),
-	})
+	return &queueRuleTarget{queue: queue, dlq: dlq, maxAge: p.targetMaxEventAge().Seconds()}
 }

@@ -40,6 +40,10 @@ func TestSNSTopicsWired(t *testing.T) {
 	if got := vars["DRAINPIPE_ACCEPT"]; got != "eventbridge,sns" {
 		t.Errorf("DRAINPIPE_ACCEPT = %v, want eventbridge,sns", got)
 	}
+	// The function refuses notifications through any other topic.
+	if got := vars["DRAINPIPE_SNS_TOPICS"]; got != topic {
+		t.Errorf("DRAINPIPE_SNS_TOPICS = %v, want %s", got, topic)
+	}
 	checkValidate(t, func() Props { p := testProps(t); p.SNSTopicARNs = []string{topic + ".fifo"}; return p }(), "snsTopicArns")
 	if n := len(synth(t, testProps(t)).ofType("AWS::SNS::Subscription")); n != 0 {
 		t.Errorf("%d subscriptions without snsTopicArns, want none", n)

@@ -94,7 +94,8 @@ func templateOf(t testing.TB, s awscdk.Stack) template {
 
 // aliases names resources by their part in the stack: queues are "Queue" or
 // "DeadLetterQueue", the function's role "FunctionRole", anything else its
-// type's last segment ("Rule", "LogGroup", "Function", "Role").
+// type's last segment ("Rule", "LogGroup", "Function", "Role"); the rule
+// that notifies of changes to the queues is "QueueControlAlarm".
 func aliases(tpl template) map[string]string {
 	a := map[string]string{}
 	for id, r := range tpl.Resources {
@@ -109,6 +110,10 @@ func aliases(tpl template) map[string]string {
 			}
 		case "AWS::Lambda::Function":
 			a[refID(r.Properties["Role"])] = "FunctionRole"
+		case "AWS::Events::Rule":
+			if d, _ := r.Properties["Description"].(string); strings.Contains(d, "QueueControlAlarm") {
+				a[id] = "QueueControlAlarm"
+			}
 		}
 	}
 	return a
@@ -198,11 +203,12 @@ func (tpl template) resolve(v any) any {
 	return v
 }
 
-// ofType returns the resources of one type, in logical-ID order.
+// ofType returns the resources of one type, in logical-ID order; of
+// AWS::Events::Rule, those feeding the queue (not QueueControlAlarm).
 func (tpl template) ofType(typ string) []resource {
 	var ids []string
 	for id, r := range tpl.Resources {
-		if r.Type == typ {
+		if r.Type == typ && tpl.alias[id] != "QueueControlAlarm" {
 			ids = append(ids, id)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 var (
 	roleARN   = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`)
+	adminARN  = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$`)
 	subnetID  = regexp.MustCompile(`^subnet-[0-9a-f]{8}([0-9a-f]{9})?$`)
 	groupID   = regexp.MustCompile(`^sg-[0-9a-f]{8}([0-9a-f]{9})?$`)
 	kmsKeyARN = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:[0-9]{12}:key/([0-9a-f-]{36}|mrk-[0-9a-f]{32})$`)
@@ -34,12 +35,14 @@ func (p Props) validateTrust() []error {
 			bad("senderRoleArns: %q is not an IAM role ARN", r)
 		}
 	}
-	if accounts := p.senderAccounts(); len(accounts) > 1 {
-		bad("senderRoleArns: roles of %d accounts (%s): %s", len(accounts), strings.Join(accounts, ", "), senderAccountProblem)
-	}
 	for _, r := range p.OperatorRoleARNs {
 		if !roleARN.MatchString(r) {
 			bad("operatorRoleArns: %q is not an IAM role ARN", r)
+		}
+	}
+	for _, a := range p.QueueAdminARNs {
+		if !adminARN.MatchString(a) {
+			bad("queueAdminArns: %q is not the ARN of an IAM role or user (no wildcards)", a)
 		}
 	}
 	for _, t := range p.SNSTopicARNs {
@@ -47,6 +50,7 @@ func (p Props) validateTrust() []error {
 			bad("snsTopicArns: %q is not the ARN of a standard SNS topic (a standard queue cannot subscribe to a FIFO topic)", t)
 		}
 	}
+	errs = append(errs, p.checkOneAccount()...)
 	for _, id := range p.SubnetIDs {
 		if !subnetID.MatchString(id) {
 			bad("subnetIds: %q is not a subnet id", id)

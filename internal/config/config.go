@@ -96,6 +96,10 @@ type Config struct {
 	// Accept lists the message shapes handled; the rest are rejected.
 	// Empty accepts every shape.
 	Accept event.Shapes
+	// SNSTopics are the topics the queue subscribes to: notifications
+	// through any other are rejected. Empty: any topic of the function's
+	// account.
+	SNSTopics []string
 	// Hooks configures lifecycle hook keep-alive and completion.
 	Hooks Hooks
 	// Return says which nodes Drainpipe handles and gives back.
@@ -199,6 +203,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.boolean("METRICS", &c.Metrics)
 	r.parse("METRICS_STACK", func(v string) (err error) { c.MetricsStack, err = parseDimensionValue(v); return err })
 	r.parse("ACCEPT", func(v string) (err error) { c.Accept, err = event.ParseShapes(v); return err })
+	r.parse("SNS_TOPICS", func(v string) (err error) { c.SNSTopics, err = event.ParseTopics(v); return err })
 	r.hooks(&c.Hooks)
 	r.loadReturn(&c.Return)
 	r.loadDrains(&c.Drains)

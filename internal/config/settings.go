@@ -70,6 +70,7 @@ func Settings() []Setting {
 		{Name: "SWEEP_MARGIN", Default: "`10m`", Meaning: "the sweep gives a held node back only this long past its threat's end (a Spot or reservation deadline, a rebalance hold, a scheduled event EC2 no longer lists) and past its cordon, its instance still running: the notice that ends the threat normally comes first, and EC2's answers lag its events; `0`\u2013`12h` (see [Sweep](sweep.md))"},
 		{Name: "KUBE_EVENTS", Default: "`true`", Meaning: "record Kubernetes events on drained nodes and evicted pods"},
 		{Name: "ACCEPT", Default: "(all)", Meaning: "comma-separated message shapes handled: `eventbridge`, `asg-direct` (a lifecycle hook notifying SQS itself), `sns`; others are rejected with the reason. Unset, every shape is read (local runs, `drainpipe explain`); the stack sets exactly what it wires"},
+		{Name: "SNS_TOPICS", Default: "(any of the function's account; set by the stack)", Meaning: "comma-separated ARNs of the SNS topics the queue subscribes to: an SNS notification through any other topic, or a topic of another account than the function's, is rejected with the reason; the stack sets its `snsTopicArns`"},
 		{Name: "WEBHOOK_SECRET_ARN", Default: "(none)", Meaning: "ARN of a Secrets Manager secret or SSM parameter holding a webhook URL (or `{\"url\": ...}`) that gets a Slack-compatible message per node handled; the URL itself never goes in the environment"},
 	}
 }

@@ -26,6 +26,9 @@ type Parsed struct {
 	// Shape is the form the message arrived in (the outer one for SNS);
 	// Parse sets it, rejected messages included, once the form is known.
 	Shape Shape
+	// Topic is the ARN of the SNS topic a notification came through
+	// (checked by CheckTopic); empty for any other shape.
+	Topic string
 }
 
 // Parse reads one SQS message body: an EventBridge event, an Auto Scaling

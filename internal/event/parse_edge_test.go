@@ -20,7 +20,8 @@ func quote(s string) string {
 }
 
 func sns(message string) string {
-	return `{"Type":"Notification","MessageId":"m-1","TopicArn":"arn:aws:sns:eu-west-1:123456789012:t","Message":` + quote(message) + `}`
+	return `{"Type":"Notification","MessageId":"m-1","TopicArn":"arn:aws:sns:eu-west-1:123456789012:t","SignatureVersion":"1",` +
+		`"Signature":"c2lnbmF0dXJl","SigningCertURL":"https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-1.pem","Message":` + quote(message) + `}`
 }
 
 const directHook = `{"Service":"AWS Auto Scaling","Time":"2026-11-20T10:15:16Z","AccountId":"123456789012",

@@ -5,9 +5,12 @@ import "encoding/json"
 // snsEnvelope is an SNS notification as SNS delivers it to an SQS queue
 // without raw message delivery.
 type snsEnvelope struct {
-	Type     string `json:"Type"`
-	TopicArn string `json:"TopicArn"`
-	Message  string `json:"Message"`
+	Type             string `json:"Type"`
+	TopicArn         string `json:"TopicArn"`
+	Message          string `json:"Message"`
+	SignatureVersion string `json:"SignatureVersion"`
+	Signature        string `json:"Signature"`
+	SigningCertURL   string `json:"SigningCertURL"`
 }
 
 func parseSNS(body []byte) (Parsed, error) {
@@ -25,7 +28,12 @@ func parseSNS(body []byte) (Parsed, error) {
 	if n.Message == "" {
 		return Parsed{}, rejectf("SNS notification without a Message")
 	}
+	if err := checkSNSEnvelope(n); err != nil {
+		return Parsed{}, err
+	}
 	// The payload is a JSON document inside a JSON string; one level of
 	// wrapping is all SNS produces.
-	return parse([]byte(n.Message), false)
+	parsed, err := parse([]byte(n.Message), false)
+	parsed.Topic = n.TopicArn
+	return parsed, err
 }

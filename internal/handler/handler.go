@@ -47,6 +47,11 @@ type Options struct {
 	// Accept lists the message shapes handled (DRAINPIPE_ACCEPT); others
 	// are rejected. Empty accepts every shape.
 	Accept event.Shapes
+	// Topics are the SNS topics the queue subscribes to
+	// (DRAINPIPE_SNS_TOPICS): an SNS notification through any other is
+	// rejected. Empty checks only that a topic is of the function's
+	// account.
+	Topics []string
 	// OnHold, when set, is handed each retried record whose tasks asked to
 	// come back later (Result.HoldFor, the longest of them, cut to the
 	// smallest Result.RetryWithin) instead of passing it to OnRetry; same

@@ -32,8 +32,9 @@ func originOf(ctx context.Context) origin {
 }
 
 // admit decides whether a parsed message may be acted on: its shape must be
-// accepted, and each interruption must come from the function's account
-// and region and not be dated in the future. perr is Parse's error; a
+// accepted, an SNS notification's topic must be the deployment's, and each
+// interruption must come from the function's account and region and not
+// be dated in the future. perr is Parse's error; a
 // refused shape is reported before it, being the more useful reason.
 func (h *Handler) admit(parsed event.Parsed, perr error, o origin) error {
 	if err := event.CheckShape(parsed.Shape, h.opts.Accept); err != nil {
@@ -41,6 +42,9 @@ func (h *Handler) admit(parsed event.Parsed, perr error, o origin) error {
 	}
 	if perr != nil {
 		return perr
+	}
+	if err := event.CheckTopic(parsed.Topic, h.opts.Topics, o.Origin); err != nil {
+		return err
 	}
 	for _, in := range parsed.Interruptions {
 		if err := event.CheckOrigin(in, o.Origin); err != nil {

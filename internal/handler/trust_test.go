@@ -58,8 +58,7 @@ func TestHandleRejectsForgedEnvelopes(t *testing.T) {
 	if diff := cmp.Diff([]string{"i-1234567890abcdef0"}, acted); diff != "" {
 		t.Errorf("instances acted on (-want +got):\n%s", diff)
 	}
-	lines := recordLines(t, &logs)
-	for id, want := range map[string]string{
+	checkOutcomes(t, &logs, map[string]string{
 		"own":                  "done",
 		"other-account":        `rejected:account "999999999999"`,
 		"other-region":         `rejected:region "eu-west-1"`,
@@ -67,10 +66,17 @@ func TestHandleRejectsForgedEnvelopes(t *testing.T) {
 		"sns":                  "rejected:shape sns is not accepted",
 		"sns-confirmation":     "rejected:shape sns is not accepted",
 		"direct-other-account": `rejected:account "999999999999"`,
-	} {
-		outcome, reason, _ := strings.Cut(want, ":")
-		l := lines[id]
-		if l.Outcome != outcome || !strings.Contains(l.Reason, reason) {
+	})
+}
+
+// checkOutcomes checks each record's logged outcome and reason against
+// want: message id to "outcome" or "outcome:part of the reason".
+func checkOutcomes(t *testing.T, logs *bytes.Buffer, want map[string]string) {
+	t.Helper()
+	lines := recordLines(t, logs)
+	for id, w := range want {
+		outcome, reason, _ := strings.Cut(w, ":")
+		if l := lines[id]; l.Outcome != outcome || !strings.Contains(l.Reason, reason) {
 			t.Errorf("record %s: outcome %q reason %q, want %q with %q", id, l.Outcome, l.Reason, outcome, reason)
 		}
 	}

@@ -210,6 +210,7 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnRecord:        m.Record,
 		OnRetry:         onRetry,
 		Accept:          cfg.Accept,
+		Topics:          cfg.SNSTopics,
 		OnHold:          onHold,
 		GiveWay:         giveWay(cfg, sched),
 		SweepRule:       cfg.SweepRule,
