@@ -23,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
+.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -158,6 +158,17 @@ vulncheck: ## known vulnerabilities reachable from the bootstrap, the CLI and th
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
+
+# Every fuzz target, as package:Name (TestFuzzTargetsListed keeps the list whole). go test
+# -fuzz takes one target per run; what a run finds is kept in the package's testdata/fuzz/.
+FUZZ_TARGETS := ./internal/event:FuzzParse ./internal/event:FuzzSNSUnwrap ./internal/event:FuzzAutoScalingDirect \
+	./internal/handler:FuzzAdmitRecord ./cmd/drainpipe:FuzzEventReaders
+FUZZTIME ?= 10s
+fuzz-ci: ## every fuzz target for FUZZTIME (10 s) each, bounded; .ci/run runs it after make test
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz-ci: $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME); \
+	done
 
 clean:
 	rm -rf $(DIST) cdk.out cdk.out.template
