@@ -5,7 +5,8 @@ GO        ?= go
 export GOTOOLCHAIN ?= go1.27.3
 DIST      ?= dist
 # One version: internal/version/VERSION, stamped with the commit into every build
-# (-buildid= and -trimpath keep the bytes the same from one build to the next).
+# (-buildid= and -trimpath keep the bytes the same from one build to the next). Builds
+# report VERSION-dev+COMMIT; only `make release` adds release=true, for the bare number.
 VERSION   := $(shell cat internal/version/VERSION)
 COMMIT    := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 VERSION_PKG := github.com/drainpipe/drainpipe/internal/version
@@ -22,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz clean
+.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -42,14 +43,28 @@ define zip
 	rm $(2)/bootstrap-$(1)
 endef
 
-release: ## dist/release/: bootstrap zips (arm64, x86_64; built twice, compared), CycloneDX SBOM, template if any, SHA256SUMS
+# $(call cli_build,GOOS,GOARCH,DIR,EXTRA GO BUILD FLAGS): DIR/drainpipe-VERSION-GOOS-GOARCH, the command.
+cli_build = CGO_ENABLED=0 GOOS=$(1) GOARCH=$(2) $(GO) build $(4) -trimpath -ldflags '$(LDFLAGS)' -o $(3)/drainpipe-$(VERSION)-$(1)-$(2) ./cmd/drainpipe
+# $(call clis,DIR,EXTRA GO BUILD FLAGS): the command for linux and darwin, amd64 and arm64.
+define clis
+	$(call cli_build,linux,amd64,$(1),$(2))
+	$(call cli_build,linux,arm64,$(1),$(2))
+	$(call cli_build,darwin,amd64,$(1),$(2))
+	$(call cli_build,darwin,arm64,$(1),$(2))
+endef
+
+# A release build reports the bare VERSION (every other build VERSION-dev+COMMIT).
+release: LDFLAGS += -X $(VERSION_PKG).release=true
+release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, CycloneDX SBOM, template if any, SHA256SUMS
 	rm -rf $(RELEASE) $(RELEASE).check
 	@mkdir -p $(RELEASE) $(RELEASE).check
 	$(call zip,arm64,$(RELEASE))
 	$(call zip,amd64,$(RELEASE))
 	$(call zip,arm64,$(RELEASE).check,$(REPRO_FLAGS))
 	$(call zip,amd64,$(RELEASE).check,$(REPRO_FLAGS))
-	cd $(RELEASE).check && for z in *.zip; do cmp "$$z" "../$(notdir $(RELEASE))/$$z" || { echo "release: $$z differs between two builds: not reproducible"; exit 1; }; done
+	$(call clis,$(RELEASE))
+	$(call clis,$(RELEASE).check,$(REPRO_FLAGS))
+	cd $(RELEASE).check && for z in *; do cmp "$$z" "../$(notdir $(RELEASE))/$$z" || { echo "release: $$z differs between two builds: not reproducible"; exit 1; }; done
 	rm -rf $(RELEASE).check
 	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(CYCLONEDX)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 GOFLAGS=-tags=lambda.norpc SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
@@ -62,6 +77,11 @@ release: ## dist/release/: bootstrap zips (arm64, x86_64; built twice, compared)
 
 notice: ## regenerate NOTICE from the bootstrap's modules (TestNoticeCurrent checks it)
 	$(GO) run ./tools/notice
+
+cli: ## dist/drainpipe: the drainpipe command for this machine (a development version)
+	@mkdir -p $(DIST)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(DIST)/drainpipe ./cmd/drainpipe
+	@$(DIST)/drainpipe version
 
 build-local: ## the bootstrap for this machine (used by the end-to-end tests)
 	@mkdir -p $(DIST)/local
@@ -138,6 +158,17 @@ vulncheck: ## known vulnerabilities reachable from the bootstrap, the CLI and th
 
 fuzz: ## run the event parser fuzzer for 60 s
 	$(GO) test ./internal/event -run '^$$' -fuzz FuzzParse -fuzztime 60s
+
+# Every fuzz target, as package:Name (TestFuzzTargetsListed keeps the list whole). go test
+# -fuzz takes one target per run; what a run finds is kept in the package's testdata/fuzz/.
+FUZZ_TARGETS := ./internal/event:FuzzParse ./internal/event:FuzzSNSUnwrap ./internal/event:FuzzAutoScalingDirect \
+	./internal/handler:FuzzAdmitRecord ./cmd/drainpipe:FuzzEventReaders
+FUZZTIME ?= 10s
+fuzz-ci: ## every fuzz target for FUZZTIME (10 s) each, bounded; .ci/run runs it after make test
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz-ci: $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME); \
+	done
 
 clean:
 	rm -rf $(DIST) cdk.out cdk.out.template

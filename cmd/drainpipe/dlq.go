@@ -22,7 +22,7 @@ import (
 )
 
 const dlqUsage = `usage: drainpipe dlq list --queue URL [-o json] [--max N]
-       drainpipe dlq redrive --queue URL [--to URL] [--resend]
+       drainpipe dlq redrive --queue URL [--to URL] [--resend] [--yes]
 
 list: every message in the dead-letter queue with its age, receive count,
 kind, instances and the verdict the function would give it if redriven
@@ -36,9 +36,11 @@ SQS's pace, to be watched or cancelled with 'aws sqs
 list-message-move-tasks'. Otherwise (a queue only EventBridge
 dead-letters into, or --resend) each message is received, its body sent
 to --to and then deleted. What a redriven message does:
-docs/operations.md#redriving-the-dead-letter-queue.
+docs/operations.md#redriving-the-dead-letter-queue. It says what it would
+do and asks first: at a terminal it waits for y, otherwise it needs --yes.
 
-Exits 0 when done, 1 when an SQS call fails, 2 on bad arguments.
+Exits 0 when done, 1 when an SQS call fails, 2 on bad arguments or when a
+redrive is not confirmed.
 
 Flags:`
 
@@ -68,6 +70,7 @@ func dlqCmd(ctx context.Context, c cli, args []string) int {
 	resend := fs.Bool("resend", false, "redrive: receive and resend even where SQS's move task could do it")
 	output := fs.String("o", "", "list: output format, json (default a table)")
 	maxN := fs.Int("max", 100, "list: the most messages to list")
+	yes := fs.Bool("yes", false, "redrive: go ahead without asking")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -107,7 +110,14 @@ func dlqCmd(ctx context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
-	res, err := redrive(ctx, client, *queue, *to, *resend)
+	plan, err := planRedrive(ctx, client, *queue, *to, *resend)
+	if err == nil && !confirmed(c, "dlq redrive", plan.describe(), "", *yes) {
+		return exitUsage
+	}
+	var res redriveResult
+	if err == nil {
+		res, err = plan.run(ctx, client)
+	}
 	if res.Method != "" {
 		out, _ := json.Marshal(res)
 		fmt.Fprintln(c.Stdout, string(out))

@@ -131,7 +131,7 @@ func TestDLQRedriveCompletesLifecycle(t *testing.T) {
 		makeOK(t, append([]string{"event", "asg-terminate", "--group", "workers", "--hook", "drain", "--token", hookToken}, from...)...),
 		makeOK(t, append([]string{"event", "spot"}, from...)...))
 
-	code, out, stderr := runCLI(t, nil, "", "dlq", "redrive", "--queue", dlq)
+	code, out, stderr := runCLI(t, nil, "", "dlq", "redrive", "--queue", dlq, "--yes")
 	var res redriveResult
 	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil || res.Method != "move-task" || res.TaskHandle == "" {
 		t.Fatalf("redrive: exit %d, %s %v, stderr %s; want a move task", code, out, err, stderr)
@@ -196,7 +196,7 @@ func TestDLQResend(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, "", "dlq", "redrive", "--queue", rules); code != exitUsage || !strings.Contains(stderr, "--to") {
 		t.Errorf("without --to: exit %d, stderr %s; want %d asking for --to", code, stderr, exitUsage)
 	}
-	code, out, stderr := runCLI(t, nil, "", "dlq", "redrive", "--queue", rules, "--to", queue)
+	code, out, stderr := runCLI(t, nil, "", "dlq", "redrive", "--queue", rules, "--to", queue, "--yes")
 	var res redriveResult
 	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil || res.Method != "resend" || res.Moved != 1 {
 		t.Fatalf("exit %d, %s %v, stderr %s; want one message resent", code, out, err, stderr)

@@ -18,43 +18,80 @@ type redriveResult struct {
 	Moved      int    `json:"moved"` // resend: messages sent and deleted
 }
 
-// redrive sends the dead-letter queue's messages back: by SQS's
-// message-move task when the queue is an SQS queue's dead-letter queue
-// (server-side, restartable, tracked by SQS), else by receiving each
-// message, sending its body to `to` and deleting it.
-func redrive(ctx context.Context, client dlqAPI, queue, to string, resend bool) (redriveResult, error) {
+// redrivePlan is how a redrive would go, decided before anything moves.
+type redrivePlan struct {
+	res      redriveResult
+	queue    string
+	to       string
+	task     *sqs.StartMessageMoveTaskInput // nil: receive and resend
+	messages string                         // SQS's approximate count of the queue's messages
+}
+
+// planRedrive decides, with read-only calls, how to send the dead-letter
+// queue's messages back: by SQS's message-move task when the queue is an
+// SQS queue's dead-letter queue (server-side, restartable, tracked by
+// SQS), else by receiving each message, sending its body to `to` and
+// deleting it.
+func planRedrive(ctx context.Context, client dlqAPI, queue, to string, resend bool) (redrivePlan, error) {
 	srcs, err := client.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(queue)})
 	if err != nil {
-		return redriveResult{}, fmt.Errorf("listing the queues %s is the dead-letter queue of: %w", queue, err)
+		return redrivePlan{}, fmt.Errorf("listing the queues %s is the dead-letter queue of: %w", queue, err)
 	}
+	p := redrivePlan{queue: queue, to: to, res: redriveResult{Method: "resend"}}
 	switch {
 	case resend && to == "":
-		return redriveResult{}, usageError{fmt.Errorf("--resend needs --to: a resent message has no queue of its own to go back to")}
+		return redrivePlan{}, usageError{fmt.Errorf("--resend needs --to: a resent message has no queue of its own to go back to")}
 	case resend:
-		return resendAll(ctx, client, queue, to, "--resend asked for a receive-and-resend")
+		p.res.Why = "--resend asked for a receive-and-resend"
 	case len(srcs.QueueUrls) == 0 && to == "":
-		return redriveResult{}, usageError{fmt.Errorf("%s is no SQS queue's dead-letter queue: give --to, the queue to resend to", queue)}
+		return redrivePlan{}, usageError{fmt.Errorf("%s is no SQS queue's dead-letter queue: give --to, the queue to resend to", queue)}
 	case len(srcs.QueueUrls) == 0:
-		return resendAll(ctx, client, queue, to, "the queue is no SQS queue's dead-letter queue, so SQS's move task cannot take it")
+		p.res.Why = "the queue is no SQS queue's dead-letter queue, so SQS's move task cannot take it"
 	case to != "" && !slices.Contains(srcs.QueueUrls, to):
-		return resendAll(ctx, client, queue, to, "--to is not a queue this one is the dead-letter queue of")
-	}
-	src, err := queueARN(ctx, client, queue)
-	if err != nil {
-		return redriveResult{}, err
-	}
-	in := &sqs.StartMessageMoveTaskInput{SourceArn: src}
-	why := "the queue is the dead-letter queue of " + srcs.QueueUrls[0] + ": SQS moves the messages back itself"
-	if to != "" {
-		if in.DestinationArn, err = queueARN(ctx, client, to); err != nil {
-			return redriveResult{}, err
+		p.res.Why = "--to is not a queue this one is the dead-letter queue of"
+	default:
+		p.res = redriveResult{Method: "move-task", Why: "the queue is the dead-letter queue of " + srcs.QueueUrls[0] + ": SQS moves the messages back itself"}
+		p.task = &sqs.StartMessageMoveTaskInput{}
+		if p.task.SourceArn, err = queueARN(ctx, client, queue); err != nil {
+			return redrivePlan{}, err
+		}
+		if to != "" {
+			if p.task.DestinationArn, err = queueARN(ctx, client, to); err != nil {
+				return redrivePlan{}, err
+			}
+		} else {
+			p.to = "the queue each came from"
 		}
 	}
-	out, err := client.StartMessageMoveTask(ctx, in)
+	p.messages = "an unknown number of"
+	if out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queue),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}}); err == nil {
+		p.messages = "about " + out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)]
+	}
+	return p, nil
+}
+
+// describe says what the redrive would do, for its confirmation.
+func (p redrivePlan) describe() string {
+	how := "receive each one, send its body to " + p.to + " and delete it"
+	if p.task != nil {
+		how = "start SQS's message-move task, which moves them to " + p.to
+	}
+	return fmt.Sprintf("send %s messages of %s back to be handled: %s (%s).", p.messages, p.queue, how, p.res.Why)
+}
+
+// run carries the plan out.
+func (p redrivePlan) run(ctx context.Context, client dlqAPI) (redriveResult, error) {
+	if p.task == nil {
+		return resendAll(ctx, client, p.queue, p.to, p.res.Why)
+	}
+	out, err := client.StartMessageMoveTask(ctx, p.task)
 	if err != nil {
 		return redriveResult{}, fmt.Errorf("starting the message-move task: %w", err)
 	}
-	return redriveResult{Method: "move-task", Why: why, TaskHandle: aws.ToString(out.TaskHandle)}, nil
+	res := p.res
+	res.TaskHandle = aws.ToString(out.TaskHandle)
+	return res, nil
 }
 
 func queueARN(ctx context.Context, client dlqAPI, queue string) (*string, error) {

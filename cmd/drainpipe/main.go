@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/drainpipe/drainpipe/internal/version"
 )
 
@@ -30,6 +32,9 @@ type cli struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Terminal says standard input is a terminal: a bulk write may then
+	// ask for confirmation instead of needing --yes.
+	Terminal bool
 }
 
 // command is one subcommand.
@@ -56,7 +61,8 @@ func commands() map[string]command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, cli{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, os.Args[1:])
+	c := cli{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Terminal: term.IsTerminal(int(os.Stdin.Fd()))}
+	code := run(ctx, c, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

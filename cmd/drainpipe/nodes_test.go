@@ -125,7 +125,7 @@ func TestUncordonMany(t *testing.T) {
 		t.Errorf("--all --dry-run = %d (%q): held now %v, want 0, the free node not named, all 3 still held", code, stderr, heldNow())
 	}
 
-	code, stdout, _ = runCLI(t, nil, "", "uncordon", "--kubeconfig", kc, "-l", "pool=b")
+	code, stdout, _ = runCLI(t, nil, "", "uncordon", "--kubeconfig", kc, "-l", "pool=b", "--yes")
 	if code != exitOK || !strings.Contains(stdout, names[2]+" given back") || !slices.Equal(heldNow(), names[:2]) {
 		t.Errorf("-l pool=b = %d %q; held now %v, want %v", code, stdout, heldNow(), names[:2])
 	}

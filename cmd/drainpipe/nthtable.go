@@ -150,7 +150,9 @@ func nthRules() map[string]nthRule {
 		"useProviderId":             func(*nthResult, string, any) {}, // Drainpipe matches nodes by provider ID anyway
 		"heartbeatInterval": gapIf(-1, "Drainpipe heartbeats every third of the hook's own heartbeat timeout, at most "+
 			"DRAINPIPE_HEARTBEAT_CAP (25 s) apart"),
-		"heartbeatUntil": gapIf(-1, "Drainpipe heartbeats until the action is completed, within its global timeout"),
+		"heartbeatUntil": gapIf(-1, "Drainpipe heartbeats until the action is completed: by default up to the hook's "+
+			"global timeout, min(100 × its heartbeat timeout, 48 h), less a quarter of it (at most 1 h); to lengthen the "+
+			"window raise the hook's HeartbeatTimeout (docs/lifecycle-hooks.md)"),
 		"sqsMsgVisibilityTimeoutSec": onlyNote("Lambda's event source mapping holds the messages; a retried one comes back " +
 			"after context retryDelaySeconds"),
 		"deleteSqsMsgIfNodeNotFound": gapIf(true, "Drainpipe deletes a message whose instance has no node in its clusters, "+
@@ -164,7 +166,7 @@ func nthRules() map[string]nthRule {
 		"jsonLogging":            onlyNote(whyAlwaysLog),
 		"enablePrometheusServer": gapIf(false, "metrics are CloudWatch embedded-format documents in the logs (DRAINPIPE_METRICS), namespace Drainpipe"),
 		"prometheusServerPort":   onlyNote("metrics are CloudWatch embedded-format documents in the logs"),
-		"extraEnv":               onlyNote("environment of NTH's pod: set the Drainpipe equivalents of what it configures by hand"),
+		"extraEnv":               nthExtraEnv,
 		"rbac":                   onlyNote("the stack maps the function's role to group drainpipe; deploy/ holds its RBAC"),
 	}
 	for _, k := range []string{"image", "nameOverride", "fullnameOverride", "serviceAccount", "customLabels", "podLabels",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -23,7 +24,8 @@ What the values cannot say, the Auto Scaling groups and lifecycle hook
 names NTH serves, is listed under "notInValues": set those keys yourself.
 The mapping of every value: docs/migrating-from-nth.md.
 
-Exits 0 when the file was read, 2 when it cannot be read or parsed.`
+Exits 0 when the file was read, 2 when it cannot be read or parsed or a
+value has the wrong type (cordonOnly: "yes please"; every one is listed).`
 
 // nthResult is what `drainpipe nth-values` prints.
 type nthResult struct {
@@ -82,6 +84,10 @@ func nthValues(_ context.Context, c cli, args []string) int {
 	res, err := translateNTH(given)
 	if err != nil {
 		return fail(exitFail, "%v", err)
+	}
+	if problems := nthTypeProblems(given, res.defaults); len(problems) > 0 {
+		return fail(exitUsage, "%s: %d values of the wrong type, nothing translated:\n  %s", rest[0], len(problems),
+			strings.Join(problems, "\n  "))
 	}
 	out := json.NewEncoder(c.Stdout)
 	out.SetEscapeHTML(false)

@@ -139,3 +139,49 @@ func TestNTHValuesKnowsTheChart(t *testing.T) {
 		}
 	}
 }
+
+// A value of the wrong type is refused, every one listed at once, instead
+// of being read as false.
+func TestNTHValuesRefusesMistypedValues(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(f, []byte("cordonOnly: \"yes please\"\nworkers: many\ndryRun: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, nil, "", "nth-values", f)
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "cordonOnly: yes please is a string, want a boolean") ||
+		!strings.Contains(stderr, "workers: many is a string, want a number") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d naming cordonOnly and workers", code, out, stderr, exitUsage)
+	}
+}
+
+// extraEnv's API rate limits are mapped to Drainpipe's, with how the two
+// rates differ; other entries say there is no equivalent; heartbeatUntil
+// says Drainpipe's window and how to lengthen it.
+func TestNTHValuesExtraEnvAndHeartbeat(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "values.yaml")
+	values := "extraEnv:\n- name: KUBE_API_QPS\n  value: \"50\"\n- name: KUBE_API_BURST\n  value: \"100\"\n- name: FOO\n  value: bar\nheartbeatUntil: 3600\n"
+	if err := os.WriteFile(f, []byte(values), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, nil, "", "nth-values", f)
+	var res nthResult
+	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q", code, err, stderr)
+	}
+	gaps := map[string]string{}
+	for _, g := range res.NotCarried {
+		gaps[g.Value] = g.Why
+	}
+	for value, want := range map[string][]string{
+		"extraEnv.KUBE_API_QPS":   {"DRAINPIPE_KUBE_QPS", "5 queries per second", "maxConcurrency"},
+		"extraEnv.KUBE_API_BURST": {"DRAINPIPE_KUBE_BURST"},
+		"extraEnv.FOO":            {"no Drainpipe equivalent"},
+		"heartbeatUntil":          {"48 h", "HeartbeatTimeout"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(gaps[value], w) {
+				t.Errorf("%s: %q, want it to say %q", value, gaps[value], w)
+			}
+		}
+	}
+}

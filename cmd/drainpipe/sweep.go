@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/config"
@@ -14,12 +15,13 @@ import (
 )
 
 // sweepUsage describes `drainpipe sweep`.
-const sweepUsage = `usage: drainpipe sweep [--kubeconfig PATH] [--dry-run] [--timeout D]
+const sweepUsage = `usage: drainpipe sweep [--kubeconfig PATH] [--dry-run] [--yes] [--timeout D]
 
 Runs one sweep as the function's schedule does: checks every node Drainpipe
 holds (label drainpipe.dev/held=true) against EC2 and repairs what a lost
 notice left. Each repair is logged on stderr with its reason; the outcome
-is printed on stdout.`
+is printed on stdout. Without --dry-run it asks first: at a terminal it
+waits for y, otherwise it needs --yes (exit 2 when not confirmed).`
 
 // sweepCmd runs one sweep from a laptop.
 func sweepCmd(ctx context.Context, c cli, args []string) int {
@@ -27,6 +29,7 @@ func sweepCmd(ctx context.Context, c cli, args []string) int {
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to sweep (local mode)")
 	dryRun := fs.Bool("dry-run", false, "log what would be repaired, write nothing")
 	timeout := fs.Duration("timeout", defaultRunTimeout, "the sweep's deadline")
+	yes := fs.Bool("yes", false, "write the repairs without asking")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -38,6 +41,9 @@ func sweepCmd(ctx context.Context, c cli, args []string) int {
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
+		return exitUsage
+	}
+	if !*dryRun && !cfg.DryRun && !confirmed(c, "sweep", sweepPlan(cfg), "; --dry-run logs the repairs without writing", *yes) {
 		return exitUsage
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -62,4 +68,15 @@ func sweepCmd(ctx context.Context, c cli, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// sweepPlan says what a sweep writes, for its confirmation: which repairs
+// it makes is known only once EC2 is asked, which --dry-run does.
+func sweepPlan(cfg config.Config) string {
+	where := "cluster(s) " + strings.Join(cfg.Clusters, ", ")
+	if cfg.Kubeconfig != "" {
+		where = "the cluster of kubeconfig " + cfg.Kubeconfig
+	}
+	return "repair, in " + where + ", every node Drainpipe holds that a lost notice left: give back a node whose " +
+		"threat is over, taint out of service one whose instance stopped, and act on scheduled events no notice announced."
 }

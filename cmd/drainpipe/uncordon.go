@@ -4,26 +4,30 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 )
 
-const uncordonUsage = `usage: drainpipe uncordon [--kubeconfig PATH] [--context NAME] [--dry-run] NODE... | --all | -l SELECTOR
+const uncordonUsage = `usage: drainpipe uncordon [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--force] NODE... | --all | -l SELECTOR
 
 Gives nodes back exactly as Drainpipe does when a threat passes: removes its
 taints and annotations, makes a node schedulable only if Drainpipe cordoned
 it, and restores the load-balancer exclusion label's previous value. A node
-Karpenter is disrupting, or without Drainpipe's marks, is left alone.
+Karpenter is disrupting, or without Drainpipe's marks, is left alone; so is
+a node whose deadline has not passed (a Spot warning still running: the
+instance may go at it) unless --force.
 --all takes every node Drainpipe holds; -l those of a label selector (the
-ones Drainpipe holds among them). --dry-run sends the changes as an API
-server dry run: the same answers, nothing written.
+ones Drainpipe holds among them). Both say which nodes they would give back
+and ask first: at a terminal they wait for y, otherwise they need --yes.
+--dry-run sends the changes as an API server dry run: the same answers,
+nothing written, nothing asked.
 
 One line per node on standard output. Exits 0 when every node was given back
-or left alone, 1 when one could not be read or changed, 2 on bad arguments.
+or left alone, 1 when one could not be read or changed, 2 on bad arguments
+or when --all or -l is not confirmed.
 
 Flags:`
 
@@ -34,6 +38,8 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 	all := fs.Bool("all", false, "every node Drainpipe holds")
 	selector := fs.String("l", "", "nodes matching this label selector (those Drainpipe holds)")
 	dryRun := fs.Bool("dry-run", false, "say what would be given back; write nothing (API server dry run)")
+	yes := fs.Bool("yes", false, "--all or -l: give the nodes back without asking")
+	force := fs.Bool("force", false, "also give back nodes whose deadline has not passed (a Spot warning still running)")
 	names, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -62,18 +68,30 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
 	defer cancel()
-	if len(names) == 0 {
-		if names, err = heldNodes(ctx, client, *selector); err != nil {
-			return fail(exitFail, "%v", err)
-		}
+	nodes, code := readNodes(ctx, c, client, names, *selector)
+	if nodes == nil && code != exitOK {
+		return code
 	}
 	verb, prefix := "given back", ""
 	if *dryRun {
 		verb, prefix = "would be given back", "dry run: "
 	}
-	code = exitOK
-	for _, name := range names {
-		g, err := drain.Uncordon(ctx, client, name, drain.Match{DryRun: *dryRun})
+	now := time.Now()
+	todo := nodes[:0]
+	for _, n := range nodes {
+		if why := liveDeadline(n, now); why != "" && !*force {
+			fmt.Fprintf(c.Stdout, "%snode %s left as it is: %s; --force gives it back anyway\n", prefix, n.Name, why)
+			continue
+		}
+		todo = append(todo, n)
+	}
+	if len(names) == 0 && !*dryRun && !*yes {
+		if what := planUncordon(ctx, client, todo); what != "" && !confirmed(c, "uncordon", what, "; --dry-run shows the changes", false) {
+			return exitUsage
+		}
+	}
+	for _, n := range todo {
+		g, err := drain.UncordonRead(ctx, client, n, drain.Match{DryRun: *dryRun})
 		switch {
 		case err != nil:
 			fmt.Fprintf(c.Stderr, "drainpipe uncordon: %v\n", err)
@@ -85,20 +103,4 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 		}
 	}
 	return code
-}
-
-// heldNodes lists the nodes (matching selector, when set) that carry
-// Drainpipe's marks.
-func heldNodes(ctx context.Context, client kubernetes.Interface, selector string) ([]string, error) {
-	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
-	}
-	var names []string
-	for i := range list.Items {
-		if drain.ReadMarks(&list.Items[i]).Held() {
-			names = append(names, list.Items[i].Name)
-		}
-	}
-	return names, nil
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,5 +26,35 @@ func TestVersion(t *testing.T) {
 				t.Errorf("%s printed %q, want it to contain %q", arg, got, want)
 			}
 		}
+	}
+}
+
+// A plain `go build` in a checkout reports a development version of the
+// commit it was built from, never the bare release number: only `make
+// release` stamps that.
+func TestPlainBuildIsDevelopment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git checkout: %v", err)
+	}
+	file, err := os.ReadFile(filepath.Join("..", "..", "internal", "version", "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "drainpipe")
+	// -buildvcs=true: as a plain build does by default (GOFLAGS may say otherwise).
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "drainpipe " + strings.TrimSpace(string(file)) + "-dev+" + strings.TrimSpace(string(head))[:12]
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("version printed %q, want it to start %q", out, want)
 	}
 }

@@ -1,7 +1,10 @@
 // Package version is Drainpipe's one version. The number lives in the file
-// VERSION beside this one (embedded); `make build` and `make release` also
-// stamp it and the commit with -ldflags -X (see Stamp), and a `go install`
-// build takes both from the module's build information instead.
+// VERSION beside this one (embedded). Only a release build reports it bare:
+// `make release` stamps it, the commit and release=true with -ldflags -X
+// (see Get), and `go install ...@vX.Y.Z` of a published version records it
+// as the module's. Every other build (`make build`, a plain `go build` or
+// `go install ./cmd/drainpipe` in a checkout) reports a development
+// version, VERSION-dev+COMMIT, so it is never mistaken for the release.
 package version
 
 import (
@@ -15,11 +18,13 @@ import (
 //go:embed VERSION
 var file string
 
-// Set at link time: -X github.com/drainpipe/drainpipe/internal/version.version=0.1.0
-// and ...version.commit=<git hash>. Empty otherwise.
+// Set at link time: -X github.com/drainpipe/drainpipe/internal/version.version=0.1.0,
+// ...version.commit=<git hash> and, by `make release` only,
+// ...version.release=true. Empty otherwise.
 var (
 	version string
 	commit  string
+	release string
 )
 
 const unknown = "unknown"
@@ -33,27 +38,36 @@ type Info struct {
 	Platform string
 }
 
-// Get reports this build's version: the stamped one, else the module
-// version a `go install ...@vX.Y.Z` recorded, else VERSION.
+// Get reports this build's version: the stamped one (bare in a release
+// build), else the module version a `go install ...@vX.Y.Z` recorded, else
+// VERSION; all but a release's and a published module's as a development
+// version of the commit the build recorded.
 func Get() Info {
 	bi, _ := debug.ReadBuildInfo()
-	return get(version, commit, bi)
+	return get(version, commit, release == "true", bi)
 }
 
-func get(stamped, stampedCommit string, bi *debug.BuildInfo) Info {
+func get(stamped, stampedCommit string, isRelease bool, bi *debug.BuildInfo) Info {
 	in := Info{Version: stamped, Commit: stampedCommit, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	published := false
 	if bi != nil {
-		if v := bi.Main.Version; in.Version == "" && v != "" && v != "(devel)" {
-			in.Version = v
-		}
-		var dirty bool
+		var dirty, vcs bool
 		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && in.Commit == "":
-				in.Commit = s.Value
-			case s.Key == "vcs.modified":
+			switch s.Key {
+			case "vcs.revision":
+				vcs = true
+				if in.Commit == "" {
+					in.Commit = s.Value
+				}
+			case "vcs.modified":
 				dirty = s.Value == "true"
 			}
+		}
+		// A build in a checkout records a version derived from the tags
+		// (Go 1.24 on), at a tag the bare number; only a module fetched by
+		// version, which records no VCS settings, is that version.
+		if v := bi.Main.Version; in.Version == "" && !vcs && v != "" && v != "(devel)" {
+			in.Version, published = v, true
 		}
 		if dirty && stampedCommit == "" && in.Commit != "" {
 			in.Commit += "-dirty"
@@ -69,7 +83,25 @@ func get(stamped, stampedCommit string, bi *debug.BuildInfo) Info {
 	if in.Commit == "" {
 		in.Commit = unknown
 	}
+	if !isRelease && !published {
+		in.Version = development(in.Version, in.Commit)
+	}
 	return in
+}
+
+// development is the version of a build between releases: the number it
+// leads up to, marked dev, with the commit as semver build metadata.
+func development(v, commit string) string {
+	v, _, _ = strings.Cut(v, "+")
+	if strings.Contains(v, "-") {
+		v += ".dev" // already a pre-release: 0.2.0-rc.1.dev
+	} else {
+		v += "-dev"
+	}
+	if commit == unknown {
+		return v
+	}
+	return v + "+" + short(commit)
 }
 
 // String is the one-line form `drainpipe version` prints.

@@ -19,21 +19,33 @@ func TestVersionFileIsSemver(t *testing.T) {
 func TestGet(t *testing.T) {
 	base := strings.TrimSpace(file)
 	installed := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/drainpipe/drainpipe", Version: "v0.2.0"}}
-	local := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
-		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"},
-	}}
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}
+	// Go 1.24 on: a build in a checkout records a version derived from
+	// the tags, +dirty when the tree has changes.
+	local := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261120100000-0123456789ab+dirty"}, Settings: vcs}
+	atTag := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.1.0"}, Settings: vcs[:1]}
+	devel := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: vcs}
 	for _, c := range []struct {
 		name            string
 		stamped, commit string
+		release         bool
 		bi              *debug.BuildInfo
 		want            Info
 	}{
-		{"make build stamps both", "0.1.0", "abc123", local, Info{Version: "0.1.0", Commit: "abc123", Go: "go1.26.0"}},
-		{"go install of a tag", "", "", installed, Info{Version: "0.2.0", Commit: "unknown", Go: "go1.26.0"}},
-		{"go build in a checkout", "", "", local, Info{Version: base, Commit: "0123456789abcdef0123456789abcdef01234567-dirty", Go: "go1.26.0"}},
-		{"no build information", "", "", nil, Info{Version: base, Commit: "unknown"}},
+		{"make release stamps the bare number", "0.1.0", "abc123", true, local, Info{Version: "0.1.0", Commit: "abc123", Go: "go1.26.0"}},
+		{"make build is a development build", "0.1.0", "0123456789abcdef", false, local,
+			Info{Version: "0.1.0-dev+0123456789ab", Commit: "0123456789abcdef", Go: "go1.26.0"}},
+		{"go install of a published version", "", "", false, installed, Info{Version: "0.2.0", Commit: "unknown", Go: "go1.26.0"}},
+		{"go build in a checkout", "", "", false, local, Info{Version: base + "-dev+0123456789ab-dirty",
+			Commit: "0123456789abcdef0123456789abcdef01234567-dirty", Go: "go1.26.0"}},
+		{"go build at a release tag", "", "", false, atTag, Info{Version: base + "-dev+0123456789ab",
+			Commit: "0123456789abcdef0123456789abcdef01234567", Go: "go1.26.0"}},
+		{"go build before Go 1.24", "", "", false, devel, Info{Version: base + "-dev+0123456789ab-dirty",
+			Commit: "0123456789abcdef0123456789abcdef01234567-dirty", Go: "go1.26.0"}},
+		{"a pre-release in VERSION", "0.2.0-rc.1", "abc", false, nil, Info{Version: "0.2.0-rc.1.dev+abc", Commit: "abc"}},
+		{"no build information", "", "", false, nil, Info{Version: base + "-dev", Commit: "unknown"}},
 	} {
-		got := get(c.stamped, c.commit, c.bi)
+		got := get(c.stamped, c.commit, c.release, c.bi)
 		got.Platform = ""
 		if c.want.Go == "" {
 			c.want.Go = got.Go
@@ -41,25 +53,8 @@ func TestGet(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
-	}
-}
-
-func TestUserAgentAndAppID(t *testing.T) {
-	in := Info{Version: "0.1.0", Commit: "0123456789abcdef-dirty", Go: "go1.26.0", Platform: "linux/arm64"}
-	if got, want := in.UserAgent(), "drainpipe/0.1.0 (linux/arm64) 0123456789ab-dirty"; got != want {
-		t.Errorf("UserAgent %q, want %q", got, want)
-	}
-	if got, want := in.AppID(), "drainpipe#0.1.0"; got != want {
-		t.Errorf("AppID %q, want %q", got, want)
-	}
-	if got, want := in.String(), "drainpipe 0.1.0 (commit 0123456789abcdef-dirty, go1.26.0, linux/arm64)"; got != want {
-		t.Errorf("String %q, want %q", got, want)
-	}
-}
-
-func TestUserAgentWithoutCommit(t *testing.T) {
-	in := Info{Version: "0.1.0", Commit: "unknown", Platform: "linux/arm64"}
-	if got, want := in.UserAgent(), "drainpipe/0.1.0 (linux/arm64)"; got != want {
-		t.Errorf("UserAgent %q, want %q", got, want)
+		if !semver.MatchString(got.Version) {
+			t.Errorf("%s: %q is not a semantic version", c.name, got.Version)
+		}
 	}
 }
