@@ -54,7 +54,15 @@ func FuzzSNSUnwrap(f *testing.F) {
 		if !utf8.Valid(inner) || !utf8.ValidString(typ) {
 			return // JSON would carry another text than inner
 		}
-		env, err := json.Marshal(map[string]string{"Type": typ, "TopicArn": topic, "MessageId": "m-1", "Message": string(inner)})
+		// Signed as SNS signs: the certificate on SNS's own host for the
+		// topic's region (any host when the topic is malformed).
+		n := snsEnvelope{Type: typ, TopicArn: topic, Message: string(inner), SignatureVersion: "1",
+			Signature: "c2lnbmF0dXJl", SigningCertURL: "https://sns.us-east-1.amazonaws.com/SimpleNotificationService-1.pem"}
+		if m := snsTopicARN.FindStringSubmatch(topic); m != nil && snsDomains[m[1]] != "" {
+			n.SigningCertURL = "https://sns." + m[2] + "." + snsDomains[m[1]] + "/SimpleNotificationService-1.pem"
+		}
+		env, err := json.Marshal(map[string]string{"Type": typ, "TopicArn": topic, "MessageId": "m-1", "Message": string(inner),
+			"SignatureVersion": n.SignatureVersion, "Signature": n.Signature, "SigningCertURL": n.SigningCertURL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +88,11 @@ func FuzzSNSUnwrap(f *testing.F) {
 		case typ != "Notification" || len(inner) == 0:
 			if gerr == nil {
 				t.Fatalf("type %q, message %q: accepted as %+v", typ, inner, got)
+			}
+			return
+		case checkSNSEnvelope(n) != nil:
+			if gerr == nil {
+				t.Fatalf("topic %q: an envelope SNS could not have sent was accepted as %+v", topic, got)
 			}
 			return
 		}
