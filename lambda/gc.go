@@ -9,10 +9,9 @@ import (
 
 // gcPercent is the function's GOGC where its deployment does not set one
 // (the stack does: config.RuntimeEnv). An environment's life is short and
-// its memory mostly unused (29–39 MiB of the stack's 256 MB for a
-// ten-record batch): at Go's default of 100 a cold start collected during
-// its first milliseconds, 8 ms of CPU of 41 from start to the runtime's
-// first /next, while a wave's environments share the cores they start on.
+// its memory mostly unused: at Go's default of 100 a cold start collects
+// during its first milliseconds, while a wave's environments share the
+// cores they start on (docs/performance.md#why-the-constants-are-what-they-are).
 const gcPercent = config.GOGC
 
 // gcSettings is the collector's setting for this environment: gcPercent

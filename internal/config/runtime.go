@@ -4,11 +4,11 @@ import "strconv"
 
 // GOGC is the collector setting every deployment gives the function, in
 // its GOGC variable: the Go runtime reads it before any package is
-// initialised, so a cold start's own initialisation (5 MB of allocations,
-// the AWS SDK's service schemas among them) does not collect. Six
-// environments starting at once on two cores reached main sooner for it
-// (median 91 → 67 ms). An environment's heap is small beside its
-// memory: the function sets a soft limit too (lambda/gc.go).
+// initialised, so a cold start's own initialisation does not collect and
+// a wave's environments, starting at once, reach main sooner
+// (docs/performance.md#why-the-constants-are-what-they-are). An
+// environment's heap is small beside its memory: the function sets a soft
+// limit too (lambda/gc.go).
 const GOGC = 400
 
 // RuntimeEnv is what the function's environment holds besides its

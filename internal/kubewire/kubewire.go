@@ -19,10 +19,9 @@ import (
 )
 
 // accepts asks for protobuf, the wire format of Kubernetes' built-in types
-// that its own components use: a node read in protobuf cost the sandbox's
-// API server a quarter less CPU than in JSON (0.9 ms against 1.2 ms a
-// GET), and a wave sends thousands of requests to a control plane every
-// tenant shares. JSON stays acceptable, for a server (or proxy) that does
+// that its own components use: it costs the API server less CPU than JSON
+// (docs/performance.md#why-the-constants-are-what-they-are), and a wave
+// sends thousands of requests to a control plane every tenant shares. JSON stays acceptable, for a server (or proxy) that does
 // not speak protobuf; patches go in their own JSON formats whatever
 // ContentType says.
 const accepts = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -41,9 +40,9 @@ func Tune(rc *rest.Config, qps float32, burst int) {
 // finds none, so a batch's first ten requests, all at once, opened ten
 // TLS connections: ten handshakes for the API server in a wave's busiest
 // second, where one HTTP/2 connection carries them all. On HTTP/2 the
-// others go as soon as that connection is up; they used to wait for the
-// first's answer, a round trip of a loaded API server (up to 0.23 s in a
-// 200-node wave) before a batch's other nine cordons. On HTTP/1 each
+// others go as soon as that connection is up, not after the first's
+// answer: a round trip of a loaded API server before a batch's other
+// cordons. On HTTP/1 each
 // request needs a connection of its own, and the others wait for the
 // first's answer to reuse its connection.
 type firstAlone struct {

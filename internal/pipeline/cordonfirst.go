@@ -17,16 +17,16 @@ const cordonFirstWait = time.Second
 // A wave's environments start within a tenth of a second of each other
 // and cordon over the next few tenths; a batch evicting the moment its
 // own nodes were cordoned put its pod lists, evictions and events on the
-// API server beside the other batches' cordons: in the 200-node wave the
-// rig's watch saw cordons 0.13–0.64 s after they landed, held 0.00–0.08 s.
-// A quarter of a second is under 1% of such a drain, and never applies
-// to a redelivery.
+// API server beside the other batches' cordons, and delayed them
+// (docs/performance.md#why-the-constants-are-what-they-are). A quarter of
+// a second is under 1% of such a drain, and never applies to a
+// redelivery.
 const waveHold = 250 * time.Millisecond
 
 // batchGate holds a batch's evictions until every task of the batch has
 // cordoned its node or ended: an environment's first drains used to fire
 // their evictions while its last cordons were on their way, and those
-// cordons then waited behind them (seconds, in the 200-node wave). No
+// cordons then waited behind them. No
 // replacement of an evicted pod lands on a node of the batch meanwhile.
 // A wave's batch (first deliveries only) holds them waveHold longer.
 type batchGate struct {

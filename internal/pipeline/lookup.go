@@ -120,10 +120,9 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 // batch is cordoned (afterCordon), and the first heartbeats of the hooks
 // of first deliveries follow those cordons too (cordonFirstWait at most;
 // a hook is released only once its first is answered). A batch of ten
-// hooked records waited for ten heartbeats before its first cordon, one
-// after another (a second at the 200-node wave's p99), then at once (up
-// to 75 ms); answered later, they also leave the control plane's busiest
-// second to the cordons. A redelivery's heartbeat goes at once: an
+// hooked records would wait for ten heartbeats before its first cordon;
+// answered later, they also leave the control plane's busiest second to
+// the cordons. A redelivery's heartbeat goes at once: an
 // earlier delivery may have completed the action, and its Act waits to
 // know.
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
