@@ -119,3 +119,50 @@ func unreceivedAlarm(c *Construct) awscloudwatch.Alarm {
 		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
 }
+
+// metricAlarms watch the function's own metrics: a drain the instance's
+// deadline cut short (pods died with the instance), and a drain blocked by
+// disruption budgets for longer than AlarmDrainBlocked. DrainBlockedFor is
+// how long the drain has been blocked over all its runs, reported at the
+// end of each: one datapoint is enough, so the alarm fires at the end of
+// the first run past the stated time whatever the function timeout (at
+// most AlarmDrainBlocked + one run + the retry delay after the block).
+func metricAlarms(c *Construct) []awscloudwatch.Alarm {
+	five := awscdk.Duration_Minutes(jsii.Number(5))
+	return []awscloudwatch.Alarm{
+		c.emf("DeadlineHit", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
+			CreateAlarm(c.Scope, jsii.String("DeadlineHitAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription:   jsii.String("A drain did not finish before the instance's deadline: pods were still on the node when it went"),
+				Threshold:          jsii.Number(1),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				EvaluationPeriods:  jsii.Number(1),
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}),
+		c.emf("DrainBlockedFor", "Maximum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
+			CreateAlarm(c.Scope, jsii.String("DrainBlockedAlarm"), &awscloudwatch.CreateAlarmOptions{
+				AlarmDescription: jsii.String(fmt.Sprintf("PodDisruptionBudgets have blocked a drain for %g minutes or more: see DrainBlocked events on the node and `drainpipe nodes NODE`",
+					c.Props.AlarmDrainBlocked.Minutes())),
+				Threshold:          jsii.Number(c.Props.AlarmDrainBlocked.Seconds()),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+				EvaluationPeriods:  jsii.Number(1),
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}),
+	}
+}
+
+// sweepAlarm fires when a sweep repaired anything: each repair means a
+// notice was lost (the dead-letter queue, a rule missing, a stop while
+// the function was failing). Nil when there is no sweep.
+func sweepAlarm(c *Construct) awscloudwatch.Alarm {
+	if c.Props.SweepInterval <= 0 {
+		return nil
+	}
+	return c.emf("SweepRepairs", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
+		CreateAlarm(c.Scope, jsii.String("SweepRepairsAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String("The sweep repaired a node a lost notice left out of service (or in service): see the 'sweep repaired a node' logs"),
+			Threshold:          jsii.Number(0),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+			EvaluationPeriods:  jsii.Number(1),
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+}

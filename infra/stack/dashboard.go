@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -79,34 +78,4 @@ func newDashboard(c *Construct) awscloudwatch.Dashboard {
 			),
 		},
 	})
-}
-
-// metricAlarms watch the function's own metrics: a drain the instance's
-// deadline cut short (pods died with the instance), and a drain blocked by
-// disruption budgets for longer than AlarmDrainBlocked. DrainBlockedFor is
-// how long the drain has been blocked over all its runs, reported at the
-// end of each: one datapoint is enough, so the alarm fires at the end of
-// the first run past the stated time whatever the function timeout (at
-// most AlarmDrainBlocked + one run + the retry delay after the block).
-func metricAlarms(c *Construct) []awscloudwatch.Alarm {
-	five := awscdk.Duration_Minutes(jsii.Number(5))
-	return []awscloudwatch.Alarm{
-		c.emf("DeadlineHit", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
-			CreateAlarm(c.Scope, jsii.String("DeadlineHitAlarm"), &awscloudwatch.CreateAlarmOptions{
-				AlarmDescription:   jsii.String("A drain did not finish before the instance's deadline: pods were still on the node when it went"),
-				Threshold:          jsii.Number(1),
-				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				EvaluationPeriods:  jsii.Number(1),
-				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-			}),
-		c.emf("DrainBlockedFor", "Maximum", nil).With(&awscloudwatch.MetricOptions{Period: five}).
-			CreateAlarm(c.Scope, jsii.String("DrainBlockedAlarm"), &awscloudwatch.CreateAlarmOptions{
-				AlarmDescription: jsii.String(fmt.Sprintf("PodDisruptionBudgets have blocked a drain for %g minutes or more: see DrainBlocked events on the node and `drainpipe nodes NODE`",
-					c.Props.AlarmDrainBlocked.Minutes())),
-				Threshold:          jsii.Number(c.Props.AlarmDrainBlocked.Seconds()),
-				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-				EvaluationPeriods:  jsii.Number(1),
-				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-			}),
-	}
 }

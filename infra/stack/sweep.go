@@ -3,8 +3,6 @@ package stack
 import (
 	"fmt"
 
-	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/jsii-runtime-go"
 )
@@ -39,21 +37,4 @@ func sweepSchedule(n int) string {
 		return "rate(1 minute)"
 	}
 	return fmt.Sprintf("rate(%d minutes)", n)
-}
-
-// sweepAlarm fires when a sweep repaired anything: each repair means a
-// notice was lost (the dead-letter queue, a rule missing, a stop while
-// the function was failing). Nil when there is no sweep.
-func sweepAlarm(c *Construct) awscloudwatch.Alarm {
-	if c.Props.SweepInterval <= 0 {
-		return nil
-	}
-	return c.emf("SweepRepairs", "Sum", nil).With(&awscloudwatch.MetricOptions{Period: awscdk.Duration_Minutes(jsii.Number(5))}).
-		CreateAlarm(c.Scope, jsii.String("SweepRepairsAlarm"), &awscloudwatch.CreateAlarmOptions{
-			AlarmDescription:   jsii.String("The sweep repaired a node a lost notice left out of service (or in service): see the 'sweep repaired a node' logs"),
-			Threshold:          jsii.Number(0),
-			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
-			EvaluationPeriods:  jsii.Number(1),
-			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
-		})
 }
