@@ -17,10 +17,31 @@ var snsDomains = map[string]string{
 	"aws-iso": "c2s.ic.gov", "aws-iso-b": "sc2s.sgov.gov", "aws-iso-e": "cloud.adc-e.uk", "aws-iso-f": "csp.hci.ic.gov",
 }
 
+// The patterns leave their length bounds to snsTopic and snsCertOK: a
+// bounded repetition such as {1,256} compiles to that many copies, and
+// the package's regular expressions compile at every cold start.
 var (
-	snsTopicARN = regexp.MustCompile(`^arn:(aws[a-z-]*):sns:([a-z0-9-]+):([0-9]{12}):[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	snsCertPath = regexp.MustCompile(`^/SimpleNotificationService-[0-9A-Za-z]{1,64}\.pem$`)
+	snsTopicARN = regexp.MustCompile(`^arn:(aws[a-z-]*):sns:([a-z0-9-]+):([0-9]{12}):([A-Za-z0-9_-]+)(\.fifo)?$`)
+	snsCertPath = regexp.MustCompile(`^/SimpleNotificationService-([0-9A-Za-z]+)\.pem$`)
 )
+
+// snsTopic splits a topic ARN into the match, partition, region, account
+// and name (a name of 1–256 characters, as SNS allows); nil when it is
+// not one.
+func snsTopic(arn string) []string {
+	m := snsTopicARN.FindStringSubmatch(arn)
+	if m == nil || len(m[4]) > 256 {
+		return nil
+	}
+	return m
+}
+
+// snsCertOK reports whether path is an SNS signing certificate's: an id of
+// 1–64 characters.
+func snsCertOK(path string) bool {
+	m := snsCertPath.FindStringSubmatch(path)
+	return m != nil && len(m[1]) <= 64
+}
 
 // maxSignature bounds the base64 signature: an RSA-4096 signature is 684
 // characters.
@@ -32,7 +53,7 @@ const maxSignature = 1024
 // region over https. The signature is not verified (docs/security.md says
 // why); a forged envelope pointing at anyone else's certificate is refused.
 func checkSNSEnvelope(n snsEnvelope) error {
-	m := snsTopicARN.FindStringSubmatch(n.TopicArn)
+	m := snsTopic(n.TopicArn)
 	if m == nil || snsDomains[m[1]] == "" {
 		return rejectf("SNS notification with a malformed topic ARN %q", clip(n.TopicArn))
 	}
@@ -57,7 +78,7 @@ func checkCertURL(raw, partition, region string) error {
 		return rejectf("SNS signing certificate URL %q is not https", clip(raw))
 	case u.Hostname() != host:
 		return rejectf("SNS signing certificate URL %q is not SNS's host %s for the topic", clip(raw), host)
-	case u.User != nil || u.Port() != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || !snsCertPath.MatchString(u.EscapedPath()):
+	case u.User != nil || u.Port() != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || !snsCertOK(u.EscapedPath()):
 		return rejectf("SNS signing certificate URL %q is not https://%s/SimpleNotificationService-….pem", clip(raw), host)
 	}
 	return nil
@@ -71,7 +92,7 @@ func CheckTopic(topic string, topics []string, o Origin) error {
 	if topic == "" {
 		return nil
 	}
-	if m := snsTopicARN.FindStringSubmatch(topic); m != nil && o.Account != "" && m[3] != o.Account {
+	if m := snsTopic(topic); m != nil && o.Account != "" && m[3] != o.Account {
 		return rejectf("SNS topic %q is of account %s, not this function's %s", clip(topic), m[3], o.Account)
 	}
 	if len(topics) > 0 && !slices.Contains(topics, topic) {
@@ -88,7 +109,7 @@ func ParseTopics(v string) ([]string, error) {
 		switch {
 		case t == "":
 			continue
-		case snsTopicARN.FindStringSubmatch(t) == nil:
+		case snsTopic(t) == nil:
 			return nil, fmt.Errorf("%q is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)", clip(t))
 		case !slices.Contains(out, t):
 			out = append(out, t)

@@ -131,3 +131,19 @@ func TestSNSFixturesHaveTheirTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestSNSLengthBounds holds the bounds the patterns leave to code: a topic
+// name of 1–256 characters, a certificate id of 1–64.
+func TestSNSLengthBounds(t *testing.T) {
+	arn := func(n int) string { return "arn:aws:sns:eu-west-1:123456789012:" + strings.Repeat("t", n) }
+	if snsTopic(arn(256)) == nil || snsTopic(arn(256)+".fifo") == nil {
+		t.Error("a 256-character topic name refused")
+	}
+	if snsTopic(arn(257)) != nil || snsTopic(arn(0)) != nil {
+		t.Error("a topic name of 257 or 0 characters accepted")
+	}
+	cert := func(n int) string { return "/SimpleNotificationService-" + strings.Repeat("a", n) + ".pem" }
+	if !snsCertOK(cert(64)) || snsCertOK(cert(65)) || snsCertOK(cert(0)) {
+		t.Error("certificate ids: want 1–64 characters accepted, 65 and 0 refused")
+	}
+}

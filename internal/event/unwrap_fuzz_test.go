@@ -58,7 +58,7 @@ func FuzzSNSUnwrap(f *testing.F) {
 		// topic's region (any host when the topic is malformed).
 		n := snsEnvelope{Type: typ, TopicArn: topic, Message: string(inner), SignatureVersion: "1",
 			Signature: "c2lnbmF0dXJl", SigningCertURL: "https://sns.us-east-1.amazonaws.com/SimpleNotificationService-1.pem"}
-		if m := snsTopicARN.FindStringSubmatch(topic); m != nil && snsDomains[m[1]] != "" {
+		if m := snsTopic(topic); m != nil && snsDomains[m[1]] != "" {
 			n.SigningCertURL = "https://sns." + m[2] + "." + snsDomains[m[1]] + "/SimpleNotificationService-1.pem"
 		}
 		env, err := json.Marshal(map[string]string{"Type": typ, "TopicArn": topic, "MessageId": "m-1", "Message": string(inner),
