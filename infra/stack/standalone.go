@@ -45,6 +45,7 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 		return nil, err
 	}
 	finish(c)
+	valueParams(s, c, props)
 	architectureParam(s, c)
 	c.Function.Node().DefaultChild().(awslambda.CfnFunction).OverrideLogicalId(jsii.String(FunctionLogicalID))
 	return s, nil

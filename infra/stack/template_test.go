@@ -38,6 +38,7 @@ type template struct {
 
 type resource struct {
 	Type       string
+	Condition  string
 	Properties map[string]any
 	Metadata   map[string]any
 }
