@@ -124,12 +124,12 @@ func nthRules() map[string]nthRule {
 		"webhookURL": gapIf("", "a webhook URL is a credential: put it in a Secrets Manager secret or SSM SecureString "+
 			"and pass its ARN as context webhookSecretArn"),
 		"webhookURLSecretName": gapIf("", "copy the Secret's webhookurl into Secrets Manager or SSM and pass its ARN as context webhookSecretArn"),
-		"webhookHeaders":       gapIf("", "Drainpipe posts JSON with Content-Type application/json and no other header"),
+		"webhookHeaders":       gapIf("", "set the same JSON object as the function's DRAINPIPE_WEBHOOK_HEADERS (no credentials: it is plain environment)"),
 		"webhookProxy":         gapIf("", "the function reaches the webhook directly (from a VPC: through its NAT or endpoints)"),
-		"webhookTemplate": gapIf("", "Drainpipe posts {\"text\": …} (Slack and the like); templates are not offered, "+
-			"see docs/migrating-from-nth.md"),
-		"webhookTemplateConfigMapName": gapIf("", "templates are not offered, see docs/migrating-from-nth.md"),
-		"webhookTemplateConfigMapKey":  gapIf("", "templates are not offered, see docs/migrating-from-nth.md"),
+		"webhookTemplate": gapIf("", "set the same template as the function's DRAINPIPE_WEBHOOK_TEMPLATE "+
+			"(NTH's variables; see docs/operations.md#webhook-templates)"),
+		"webhookTemplateConfigMapName": gapIf("", "copy the ConfigMap's template into DRAINPIPE_WEBHOOK_TEMPLATE"),
+		"webhookTemplateConfigMapKey":  gapIf("", "copy the ConfigMap's template into DRAINPIPE_WEBHOOK_TEMPLATE"),
 		"enableSqsTerminationDraining": gapIf(true, "this release runs in IMDS mode; Drainpipe replaces queue-processor mode "+
 			"(it handles the same notices from EventBridge, with no agent on the nodes)"),
 		"awsRegion": gapIf("", "deploy the stack in that region: one stack per account and region"),

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/notify/webhook"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
 
@@ -82,6 +84,12 @@ type Config struct {
 	// holding a webhook URL to notify; empty sends no notification. The
 	// URL itself is never put in the environment.
 	WebhookSecretARN string
+	// WebhookTemplate is a template over webhook.Data giving the
+	// message's body (checked at load); empty sends {"text": ...}.
+	WebhookTemplate string
+	// WebhookHeaders are the webhook request's headers (checked at load;
+	// Content-Type included).
+	WebhookHeaders http.Header
 	// SweepRule is the ARN (or name) of the EventBridge schedule rule whose
 	// Scheduled Events run the sweep; empty ignores every scheduled event.
 	SweepRule string
@@ -198,6 +206,8 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("KUBECONFIG", func(v string) error { c.Kubeconfig = v; return nil })
 	r.parse("LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
 	r.parse("WEBHOOK_SECRET_ARN", func(v string) (err error) { c.WebhookSecretARN, err = parseSecretARN(v); return err })
+	r.parse("WEBHOOK_TEMPLATE", func(v string) error { _, err := webhook.ParseTemplate(v); c.WebhookTemplate = v; return err })
+	r.parse("WEBHOOK_HEADERS", func(v string) (err error) { c.WebhookHeaders, err = webhook.ParseHeaders(v); return err })
 	r.parse("SWEEP_RULE", func(v string) (err error) { c.SweepRule, err = parseSweepRule(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)

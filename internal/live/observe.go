@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/internal/metrics"
 	"github.com/drainpipe/drainpipe/internal/notify"
+	"github.com/drainpipe/drainpipe/internal/notify/webhook"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
 )
 
@@ -48,7 +50,13 @@ func newObservers(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts O
 		if err != nil {
 			return nil, err
 		}
-		recs = append(recs, notify.New(secret, notify.Options{Log: log, OnError: o.countError(metrics.ClassWebhook)}))
+		nopts := notify.Options{Log: log, OnError: o.countError(metrics.ClassWebhook), Headers: cfg.WebhookHeaders}
+		if cfg.WebhookTemplate != "" {
+			if nopts.Template, err = webhook.ParseTemplate(cfg.WebhookTemplate); err != nil {
+				return nil, fmt.Errorf("%sWEBHOOK_TEMPLATE: %w", config.Prefix, err)
+			}
+		}
+		recs = append(recs, notify.New(secret, nopts))
 	}
 	o.recorder = recs
 	return o, nil

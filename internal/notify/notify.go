@@ -23,6 +23,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/notify/webhook"
 	"github.com/drainpipe/drainpipe/internal/pipeline"
 )
 
@@ -41,6 +42,12 @@ type Options struct {
 	// OnError observes every failed notification (metrics).
 	OnError func(error)
 	Log     *slog.Logger
+	// Template, when set, gives each message's body from webhook.Data
+	// (parsed by webhook.ParseTemplate); nil sends {"text": ...}.
+	Template *webhook.Template
+	// Headers are set on every request; Content-Type is application/json
+	// unless they give one.
+	Headers http.Header
 }
 
 // Notifier posts messages to the webhook. As a pipeline.Recorder it sends
@@ -80,21 +87,31 @@ func New(src URLSource, o Options) *Notifier {
 
 // Send posts {"text": text}. Errors never contain the URL.
 func (n *Notifier) Send(ctx context.Context, text string) error {
+	body, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		return fmt.Errorf("encoding notification: %w", err)
+	}
+	return n.post(ctx, body)
+}
+
+// post sends body with the configured headers.
+func (n *Notifier) post(ctx context.Context, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
 	u, err := n.src.URL(ctx)
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(map[string]string{"text": text})
-	if err != nil {
-		return fmt.Errorf("encoding notification: %w", err)
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return errors.New("building the webhook request failed")
 	}
-	req.Header.Set("Content-Type", "application/json")
+	for k, v := range n.opts.Headers {
+		req.Header[k] = v
+	}
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := n.opts.Client.Do(req)
 	if err != nil {
 		var ue *url.Error // its message quotes the URL, and the URL is the secret
@@ -131,9 +148,12 @@ func (n *Notifier) RecordTask(t handler.Task, r handler.Result, elapsed time.Dur
 	if !drained || r.Node == "" || r.Status == handler.StatusIgnored {
 		return
 	}
-	msg := Message(t, r, cluster, elapsed)
+	body, err := n.body(t, r, cluster, elapsed)
 	n.sending.Go(func() {
-		if err := n.Send(context.Background(), msg); err != nil {
+		if err == nil {
+			err = n.post(context.Background(), body)
+		}
+		if err != nil {
 			n.opts.Log.Warn("notifying the webhook", "instance_id", t.InstanceID, "node", r.Node, "error", err.Error())
 			n.opts.OnError(err)
 		}
@@ -160,14 +180,25 @@ func (n *Notifier) RecordHook(pipeline.HookOp, event.Lifecycle, bool, error) {}
 
 // Message is the text sent for a task.
 func Message(t handler.Task, r handler.Result, cluster string, elapsed time.Duration) string {
-	var kind event.Kind
-	var eventID string
-	var deadline time.Time
+	return slackEscaper.Replace(plainMessage(t, r, cluster, elapsed))
+}
+
+// first is the task's interruption whose deadline comes first (else its
+// first one): the one a message speaks of.
+func first(t handler.Task) event.Interruption {
+	var out event.Interruption
 	for i, in := range t.Interruptions {
-		if i == 0 || (!in.Deadline.IsZero() && (deadline.IsZero() || in.Deadline.Before(deadline))) {
-			kind, eventID, deadline = in.Kind, in.EventID, in.Deadline
+		if i == 0 || (!in.Deadline.IsZero() && (out.Deadline.IsZero() || in.Deadline.Before(out.Deadline))) {
+			out = in
 		}
 	}
+	return out
+}
+
+// plainMessage is Message before Slack's escaping.
+func plainMessage(t handler.Task, r handler.Result, cluster string, elapsed time.Duration) string {
+	in := first(t)
+	kind, eventID, deadline := in.Kind, in.EventID, in.Deadline
 	status := "done"
 	if r.Status == handler.StatusRetry {
 		status = "not finished, will retry"
@@ -180,7 +211,7 @@ func Message(t handler.Task, r handler.Result, cluster string, elapsed time.Dura
 	if eventID != "" {
 		s += " (event " + eventID + ")"
 	}
-	return slackEscaper.Replace(s)
+	return s
 }
 
 // slackEscaper escapes the characters Slack reads as control sequences
