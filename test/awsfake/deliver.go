@@ -76,7 +76,7 @@ func (s *Server) Redeliver(url string, rec events.SQSMessage) (events.SQSMessage
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q := m.receipts[rec.ReceiptHandle]
-	if q == nil || q.receipt != rec.ReceiptHandle || !q.DeletedAt.IsZero() || q.DeadLettered {
+	if q == nil || q.receipt != rec.ReceiptHandle || !q.DeletedAt.IsZero() || q.DeadLettered || q.moving {
 		return events.SQSMessage{}, fmt.Errorf("redelivering %s: %w", rec.MessageId, errInvalidReceipt)
 	}
 	return Record(m.take(q, time.Now()), QueueARN(url)), nil

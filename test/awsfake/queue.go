@@ -67,6 +67,10 @@ type queued struct {
 	visibleAt time.Time
 	receipt   string      // the latest
 	from      *queueModel // the queue it was dead-lettered from, if any
+	// moving: on its way to the dead-letter queue. It is marked
+	// DeadLettered only once the dead-letter queue holds it, so a reader
+	// never sees it dead-lettered yet missing there.
+	moving bool
 }
 
 // CreateQueue makes a modelled queue known to GetQueueUrl and returns its
@@ -197,7 +201,7 @@ func (m *queueModel) receive(n int, vis time.Duration) ([]Received, <-chan struc
 	taken := map[string]bool{} // a copy of it is in out
 	m.mu.Lock()
 	for _, q := range m.msgs {
-		if !q.DeletedAt.IsZero() || q.DeadLettered {
+		if !q.DeletedAt.IsZero() || q.DeadLettered || q.moving {
 			continue
 		}
 		if q.visibleAt.After(now) {
@@ -210,7 +214,7 @@ func (m *queueModel) receive(n int, vis time.Duration) ([]Received, <-chan struc
 			break
 		}
 		if m.dlq != nil && m.opts.MaxReceiveCount > 0 && len(q.Receives) >= m.opts.MaxReceiveCount {
-			q.DeadLettered = true
+			q.moving = true
 			moved = append(moved, q)
 			continue
 		}
@@ -224,6 +228,13 @@ func (m *queueModel) receive(n int, vis time.Duration) ([]Received, <-chan struc
 	m.mu.Unlock()
 	for _, q := range moved { // SQS keeps the id and body
 		m.dlq.put(&queued{MessageState: MessageState{ID: q.ID, Body: q.Body, Copy: q.Copy, SentAt: q.SentAt}, from: m})
+	}
+	if len(moved) > 0 {
+		m.mu.Lock()
+		for _, q := range moved {
+			q.DeadLettered, q.moving = true, false
+		}
+		m.mu.Unlock()
 	}
 	return out, wake, next
 }
@@ -272,7 +283,7 @@ func (m *queueModel) changeVisibility(receipt string, timeout time.Duration) err
 	defer m.mu.Unlock()
 	q := m.receipts[receipt]
 	switch {
-	case q == nil || q.receipt != receipt || !q.DeletedAt.IsZero() || q.DeadLettered:
+	case q == nil || q.receipt != receipt || !q.DeletedAt.IsZero() || q.DeadLettered || q.moving:
 		return errInvalidReceipt
 	case !q.visibleAt.After(now):
 		return errNotInFlight

@@ -166,7 +166,7 @@ func (m *queueModel) visible() int {
 	defer m.mu.Unlock()
 	n := 0
 	for _, q := range m.msgs {
-		if q.DeletedAt.IsZero() && !q.DeadLettered && !q.visibleAt.After(now) {
+		if q.DeletedAt.IsZero() && !q.DeadLettered && !q.moving && !q.visibleAt.After(now) {
 			n++
 		}
 	}
@@ -222,7 +222,7 @@ func (s *Server) startMessageMoveTask(w http.ResponseWriter, req sqsRequest) {
 		if to == nil {
 			to = q.from
 		}
-		if !q.DeletedAt.IsZero() || q.DeadLettered || q.visibleAt.After(now) || to == nil {
+		if !q.DeletedAt.IsZero() || q.DeadLettered || q.moving || q.visibleAt.After(now) || to == nil {
 			continue
 		}
 		q.DeletedAt = now
