@@ -104,12 +104,12 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 		metricsOut = c.Stderr
 	}
 	emf := metrics.New(metricsOut).WithStack(cfg.MetricsStack)
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
+	acts, err := live.NewActors(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	// The records are synthetic: there is no queue to hasten them back.
-	h := live.NewHandler(cfg, actor, log, emf, nil)
+	h := live.NewHandler(cfg, acts.Pipeline, acts.Sweep, log, emf, nil)
 	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
 		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)

@@ -15,11 +15,7 @@ type Task struct {
 	// Reservation, set instead of InstanceID, is a Capacity Block whose
 	// instances the actor finds (a block expiry names no instance).
 	Reservation string
-	// Sweep, set instead of InstanceID, asks the actor to sweep: check
-	// every node Drainpipe holds against EC2 and repair what a lost notice
-	// left (one task however many sweep messages the batch holds).
-	Sweep  bool
-	Action policy.Action
+	Action      policy.Action
 	// Interruptions are every interruption in the batch naming this
 	// instance; every lifecycle hook among them must be completed.
 	Interruptions []event.Interruption
@@ -74,4 +70,12 @@ func SoonerWithin(a, b time.Duration) time.Duration {
 // Actor carries out tasks. The dry-run actor logs; the pipeline acts.
 type Actor interface {
 	Act(ctx context.Context, t Task) Result
+}
+
+// Sweeper runs the periodic sweep a sweep message asks for: it checks
+// every node Drainpipe holds against EC2 and repairs what a lost notice
+// left. A batch's sweep messages make one sweep, however many there are;
+// it is handed to the Sweeper, never to the Actor.
+type Sweeper interface {
+	Sweep(ctx context.Context) Result
 }

@@ -37,7 +37,7 @@ func (h *Handler) cannotAct(ctx context.Context, tasks []Task) []taskResult {
 	c, ok := h.opts.Actor.(lastDeliveryCompleter)
 	for i, t := range tasks {
 		r := Result{Status: StatusRetry, Reason: reason}
-		if ok {
+		if ok && !isSweep(t) {
 			r = c.CompleteLastDelivery(ctx, t)
 			r.Reason = reason + "; " + r.Reason
 		}

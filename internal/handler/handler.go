@@ -64,6 +64,8 @@ type Options struct {
 	// Events are sweeps (DRAINPIPE_SWEEP_RULE); scheduled events from other
 	// rules are ignored with a reason. Empty: no sweep.
 	SweepRule string
+	// Sweeper runs the sweeps; nil ignores sweep messages with a reason.
+	Sweeper Sweeper
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.

@@ -119,7 +119,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	return append([]taskResult(nil), results...), gave
 }
 
-// act calls the actor, turning a panic into a retry: one bad task must not
+// act calls the actor (or the sweeper), turning a panic into a retry: one bad task must not
 // take the batch down with it.
 func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 	defer func() {
@@ -134,5 +134,5 @@ func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 	if y := Yielding(ctx); y.Err() != nil {
 		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", context.Cause(y))}
 	}
-	return h.opts.Actor.Act(ctx, t)
+	return h.dispatch(ctx, t)
 }

@@ -26,9 +26,6 @@ type Deps struct {
 	NodeOf     NodeGetter // optional: FindNode and a GET when nil
 	NewDrainer DrainerFactory
 	Hooks      Hooks
-	// Sweep runs one sweep for a sweep task (handler.Task.Sweep); nil
-	// ignores sweep tasks with a reason.
-	Sweep func(ctx context.Context) handler.Result
 	// Groups limits how many nodes of one group drain at once
 	// (DRAINPIPE_GROUP_MAX_DRAINING); nil: no limit.
 	Groups   *group.Limiter
@@ -53,7 +50,6 @@ type Actor struct {
 	log        *slog.Logger
 	keeper     *keeper
 	timeouts   HookTimeouts // nil when Hooks cannot tell
-	sweep      func(ctx context.Context) handler.Result
 	groups     *group.Limiter
 	gates      gates                                      // each prepared batch's: cordons before evictions
 	parked     func()                                     // test seam: a drain waits for the rest of its batch
@@ -92,7 +88,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 	}
 	a := &Actor{
 		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
-		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep, waveWait: holdUntil,
+		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, waveWait: holdUntil,
 		groups: d.Groups,
 	}
 	a.timeouts, _ = d.Hooks.(HookTimeouts)
@@ -104,9 +100,6 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
-	if t.Sweep {
-		return a.runSweep(ctx, t)
-	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return a.actOnReservation(ctx, t)
 	}
