@@ -14,6 +14,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
@@ -48,8 +49,7 @@ type Actor struct {
 	rec        Recorder
 	clock      Clock
 	log        *slog.Logger
-	keeper     *keeper
-	timeouts   HookTimeouts // nil when Hooks cannot tell
+	keeper     *lifecycle.Keeper
 	groups     *group.Limiter
 	gates      gates                                      // each prepared batch's: cordons before evictions
 	parked     func()                                     // test seam: a drain waits for the rest of its batch
@@ -91,8 +91,12 @@ func New(cfg Config, d Deps) (*Actor, error) {
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, waveWait: holdUntil,
 		groups: d.Groups,
 	}
-	a.timeouts, _ = d.Hooks.(HookTimeouts)
-	a.keeper = newKeeper(a)
+	a.keeper, err = lifecycle.NewKeeper(lifecycle.KeeperConfig{DryRun: cfg.DryRun, HeartbeatInterval: cfg.HeartbeatInterval,
+		MaxHookAge: cfg.MaxHookAge, MaxReceiveCount: cfg.MaxReceiveCount, CompleteBackoff: cfg.CompleteBackoff},
+		lifecycle.KeeperDeps{Calls: d.Hooks, Record: d.Recorder.RecordHook, Clock: d.Clock, Log: d.Log})
+	if err != nil {
+		return nil, fmt.Errorf("building pipeline: %w", err)
+	}
 	return a, nil
 }
 
@@ -108,12 +112,12 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
 	hooks := a.servedHooks(hooksOf(t), log)
-	a.keeper.acquire(ctx, hooks)
+	a.keeper.Acquire(ctx, hooks)
 	if t.ReceiveCount > 1 {
 		// An earlier delivery may have completed the action: its
 		// heartbeat (Prepare's, maybe still in flight) says so before
 		// any work. A first delivery's cordon does not wait for it.
-		a.keeper.answered(ctx, hooks)
+		a.keeper.Answered(ctx, hooks)
 	}
 	var r handler.Result
 	// The task leaves its batch's gate before it releases its hooks: their
@@ -121,14 +125,14 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	if why, ok := a.nothingToDo(t, hooks); ok {
 		r = ignored(why)
 		a.gates.leave(t.InstanceID)
-		a.keeper.release(hooks)
+		a.keeper.Release(hooks)
 	} else {
 		var settle, pending []hook
 		r, settle = a.act(ctx, t, hooks, log)
 		a.gates.leave(t.InstanceID)
-		a.keeper.release(hooks)
+		a.keeper.Release(hooks)
 		r, pending = a.settleHooks(ctx, settle, r, log)
-		a.keeper.linger(ctx, pending)
+		a.keeper.Linger(ctx, pending)
 		r = beforeDeadline(t, r, a.clock.Now())
 	}
 	elapsed := a.clock.Now().Sub(start)

@@ -27,7 +27,7 @@
 // included;
 // hooks a task leaves pending are kept alive until the batch's context
 // ends (the handler ends it when the batch is answered).
-// The cadence is a third of the hook's heartbeat timeout (HookTimeouts,
+// The cadence is a third of the hook's heartbeat timeout (lifecycle.Timeouts,
 // from DescribeLifecycleHooks), at most Config.HeartbeatInterval (25 s).
 // Hooks are completed
 // with CONTINUE whenever the outcome is final (Done or Ignored, including

@@ -145,7 +145,7 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 		if t.ReceiveCount > 1 {
 			after = nil
 		}
-		a.keeper.prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
+		a.keeper.Prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
 	}
 	if len(ids) > 0 {
 		a.warm(ctx)
