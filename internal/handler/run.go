@@ -14,12 +14,6 @@ type taskResult struct {
 	end      time.Time
 }
 
-// batchPreparer is an Actor that prepares for a whole batch before its
-// tasks are dispatched.
-type batchPreparer interface {
-	Prepare(ctx context.Context, tasks []Task)
-}
-
 // run acts on every task, at most Concurrency at once. It returns when all
 // tasks are finished or the deadline (less half the reserve) has come;
 // tasks not finished by then are left unfinished in the results, and the
@@ -54,8 +48,8 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 
 	// An actor that can look a whole batch up at once (one EC2 call
 	// instead of one per instance) gets the chance before dispatch.
-	if p, ok := h.opts.Actor.(batchPreparer); ok {
-		p.Prepare(actCtx, tasks)
+	if h.preparer != nil {
+		h.preparer.Prepare(actCtx, tasks)
 	}
 	var (
 		mu      sync.Mutex

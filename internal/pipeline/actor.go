@@ -56,7 +56,13 @@ type Actor struct {
 	waveWait   func(ctx context.Context, until time.Time) // a wave's drains, after their batch's cordons
 }
 
-var _ handler.Actor = (*Actor)(nil)
+// The Actor has every optional capability the handler uses.
+var (
+	_ handler.Actor                 = (*Actor)(nil)
+	_ handler.Preparer              = (*Actor)(nil)
+	_ handler.LastDeliveryCompleter = (*Actor)(nil)
+	_ handler.Flusher               = (*Actor)(nil)
+)
 
 // New returns an Actor, or an error naming every missing dependency or bad
 // setting.
