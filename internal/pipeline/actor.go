@@ -230,11 +230,13 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	} else {
 		node = read.Name
 	}
-	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, read, log); stop {
+	on := onNode{a: a, client: client, task: t, p: p, inst: inst, node: node, log: log}
+	if r, stop := on.before(ctx, read); stop {
 		return r
 	}
 	req.Node, req.Read = node, read
 	log = log.With("cluster", inst.Cluster, "node", node)
+	on.log = log
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
@@ -247,7 +249,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return gone
 	}
 	r.Reason = late + r.Reason
-	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
+	r = on.after(ctx, r)
 	r.Node = node
 	return r
 }
