@@ -14,6 +14,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
@@ -40,7 +41,7 @@ type Deps struct {
 // its lifecycle hooks. It is safe for concurrent use.
 type Actor struct {
 	cfg        Config
-	lookups    *lookups
+	lookups    *instance.Batch
 	clusters   Clusters
 	findNode   NodeFinder
 	nodeOf     NodeGetter
@@ -93,7 +94,7 @@ func New(cfg Config, d Deps) (*Actor, error) {
 		d.Log = slog.Default()
 	}
 	a := &Actor{
-		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
+		cfg: cfg, lookups: instance.NewBatch(d.Instances, d.Clock.Now), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
 		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, waveWait: holdUntil,
 		groups: d.Groups,
 	}
@@ -175,7 +176,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	case StepIgnore:
 		return r
 	}
-	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
 		return ignored(fmt.Sprintf("instance not found in EC2: %v", err))

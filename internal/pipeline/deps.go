@@ -15,9 +15,7 @@ import (
 
 // Instances describes EC2 instances; ids missing from the answer do not
 // exist. *instance.Lookup satisfies it.
-type Instances interface {
-	Describe(ctx context.Context, ids []string) (map[string]instance.Instance, error)
-}
+type Instances = instance.Describer
 
 // Clusters returns a Kubernetes client for a configured cluster (EKS, or a
 // local kubeconfig).
