@@ -68,6 +68,15 @@ func billed(invs []esm.Invocation, memoryMB int) float64 {
 	return float64(ms) / 1000 * float64(memoryMB) / 1024
 }
 
+// bill adds the invocations of m to r's cost: their GB-seconds at
+// memoryMB and the event source's SQS requests for them.
+func (r *result) bill(m *esm.Mapping, memoryMB int) {
+	invs := m.Invocations()
+	r.invocations, r.peak = len(invs), m.PeakEnvironments()
+	r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, memoryMB)
+	r.cost.sqs += esmSQSCalls(invs)
+}
+
 // awsCalls counts the EC2, Auto Scaling and SQS calls the fake served
 // (the function's own; the event source's are in process, esmSQSCalls).
 func awsCalls(fake *awsfake.Server) (ec2, asg, sqs int) {

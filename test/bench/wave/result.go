@@ -45,6 +45,9 @@ func (r *result) summary(peer string) string {
 	o := r.outcome
 	s += fmt.Sprintf("\n%-14s  spot: %d nodes, graceful p99 %s, %d reclaimed undrained, %d pods lost, %d deleted past a budget; hook: %d nodes, drained p99 %s, %d pods deleted past a budget",
 		"", o.spotNodes, pct(o.spotGraceful, 99), o.spotReclaimed, o.spotLost, o.spotDeleted, o.hookedNodes, pct(o.hookDrained, 99), o.hookDeleted)
+	if r.cycle == 0 && r.rate > 0 { // the paced run's pace
+		s += fmt.Sprintf("\n%-14s  pace: the replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)
+	}
 	if r.cycle > 0 {
 		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
 		s += fmt.Sprintf("\n%-14s  replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)

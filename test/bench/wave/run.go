@@ -147,12 +147,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
-		defer func() {
-			invs := dp.Mapping.Invocations()
-			r.invocations, r.peak = len(invs), dp.Mapping.PeakEnvironments()
-			r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, o.memoryMB)
-			r.cost.sqs += esmSQSCalls(invs) // after awsCalls: deferred
-		}()
+		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
 	case "floor", "floor-inproc":
 		fn := fleet.Function{Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
 			MaxConcurrency: o.concurrency, Timeout: o.timeout}
@@ -174,6 +169,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
+		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
 	case "nth":
 		if queue, dlq, err = fleet.Queues(fake, o.timeout, 5); err != nil {
 			return nil, err
