@@ -36,7 +36,8 @@ func main() {
 // release's zip unpacked holds one too); the default is this checkout's.
 func build(app awscdk.App) error {
 	st := awscdk.NewStack(app, jsii.String("Platform"), nil)
-	// The team's own paging topic, which Drainpipe's alarms notify.
+	// The team's own paging topic (Drainpipe's alarms go to its own, with
+	// AlarmEmail subscribed).
 	oncall := awssns.NewTopic(st, jsii.String("Oncall"), nil)
 
 	p := stack.Defaults()
