@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go/logging"
 	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -256,5 +257,42 @@ func TestTimeFlagsSayTheFormat(t *testing.T) {
 			strings.Contains(stderr, "2006") {
 			t.Errorf("%v: exit %d, stderr %q; want %d, RFC 3339 and an example, no Go layout", args, code, stderr, exitUsage)
 		}
+	}
+}
+
+// TestStartRoutesLibraryLogs: after the start-up, klog's and the AWS SDK's
+// lines are JSON lines on the command's standard error, at the level
+// DRAINPIPE_LOG_LEVEL sets, and nothing reaches the process's own.
+func TestStartRoutesLibraryLogs(t *testing.T) {
+	fake := awsfake.New() // its credentials and region
+	t.Cleanup(fake.Close)
+	for _, kv := range fake.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	var stderr strings.Builder
+	c := cli{Stderr: &stderr, Getenv: func(k string) string { return map[string]string{"DRAINPIPE_LOG_LEVEL": "info"}[k] }}
+	process := captureStderr(t, func() {
+		s, code := start(c, "test", startSpec{config: true})
+		defer s.end()
+		if code < 0 {
+			code = s.connect(t.Context())
+		}
+		if code >= 0 {
+			t.Fatalf("start-up: exit %d: %s", code, stderr.String())
+		}
+		klog.Warning("from klog") // klog passes it on as info
+		klog.V(2).Info("below the level")
+		s.aws.Logger.Logf(logging.Warn, "from the SDK")
+		s.aws.Logger.Logf(logging.Debug, "below the level")
+	})
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	for _, want := range []string{"from klog", "from the SDK"} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return json.Valid([]byte(l)) && strings.Contains(l, want) }) {
+			t.Errorf("no JSON line %q in %q", want, lines)
+		}
+	}
+	if len(lines) != 2 || process != "" {
+		t.Errorf("stderr %q, process stderr %q; want the two warnings only", lines, process)
 	}
 }
