@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/smithy-go/logging"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/test/awsfake"
@@ -36,10 +37,14 @@ func commandCases(ctx context.Context, t *testing.T, s *runScene) map[string]com
 		t.Fatal(err)
 	}
 	clusters := map[string]string{"DRAINPIPE_CLUSTERS": runCluster}
+	kc, err := clientcmd.LoadFromFile(s.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return map[string]commandCase{
 		"explain":    {args: []string{"explain", "-"}, stdin: lifecycleBody(s.instance)},
 		"run":        {args: []string{"run", "--kubeconfig", s.kubeconfig, "--dry-run", "-"}, stdin: lifecycleBody(s.instance), env: clusters, metrics: true},
-		"sweep":      {args: []string{"sweep", "--kubeconfig", s.kubeconfig, "--yes"}, env: clusters, metrics: true},
+		"sweep":      {args: []string{"sweep", "--kubeconfig", s.kubeconfig, "--context", kc.CurrentContext, "--yes"}, env: clusters, metrics: true},
 		"nodes":      {args: []string{"nodes", "--kubeconfig", s.kubeconfig}},
 		"uncordon":   {args: []string{"uncordon", "--kubeconfig", s.kubeconfig, "--dry-run", s.node.Name}},
 		"version":    {args: []string{"version"}},
