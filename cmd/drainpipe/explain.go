@@ -117,8 +117,9 @@ func inputName(name string) string {
 // when it has none).
 func judge(ctx context.Context, msgs []events.SQSMessage, cfg config.Config, now time.Time) []explanation {
 	var verdicts []handler.RecordSummary
+	actor := offline{cfg: cfg, now: now}
 	h := handler.New(handler.Options{
-		Policy: cfg.Policy, Actor: offline{cfg: cfg, now: now}, Concurrency: 1,
+		Policy: cfg.Policy, Actor: actor, Sweeper: actor, Concurrency: 1,
 		MaxEventAge: cfg.MaxEventAge, Accept: cfg.Accept, Topics: cfg.SNSTopics, SweepRule: cfg.SweepRule, Now: func() time.Time { return now },
 		OnRecord: func(_ context.Context, s handler.RecordSummary) { verdicts = append(verdicts, s) },
 	})

@@ -55,7 +55,7 @@ func commands() map[string]command {
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
 		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
 		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
-		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
+		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]   run one sweep: repair held nodes a lost notice left, print its report", run: sweepCmd},
 	}
 }
 

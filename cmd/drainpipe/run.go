@@ -69,12 +69,12 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	if code := s.connect(ctx); code >= 0 {
 		return code
 	}
-	actor, err := s.actor(*dryRun)
+	acts, err := s.actors(*dryRun)
 	if err != nil {
 		return s.fail(exitUsage, err)
 	}
 	// The records are synthetic: there is no queue to hasten them back.
-	h := live.NewHandler(s.cfg, actor, s.log, s.metrics, nil)
+	h := live.NewHandler(s.cfg, acts.Pipeline, acts.Sweep, s.log, s.metrics, nil)
 	s.log.Info("running", "dry_run", s.cfg.DryRun || *dryRun, "kubeconfig", s.cfg.Kubeconfig,
 		"clusters", s.cfg.Clusters, "region", s.aws.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)

@@ -14,7 +14,6 @@ import (
 	"github.com/drainpipe/drainpipe/internal/eks"
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
-	"github.com/drainpipe/drainpipe/internal/pipeline"
 )
 
 // startSpec says what a command needs of the start-up besides its logger.
@@ -119,10 +118,10 @@ func (s *session) connect(ctx context.Context) int {
 	return -1
 }
 
-// actor builds the live actor, as the function does, with the command's
-// metrics and --context.
-func (s *session) actor(dryRun bool) (*pipeline.Actor, error) {
-	return live.NewActor(s.cfg, s.aws, s.log, live.Options{DryRun: dryRun, Metrics: s.metrics, KubeContext: s.kubeContext})
+// actors builds the live actor and the sweep on it, as the function does,
+// with the command's metrics and --context.
+func (s *session) actors(dryRun bool) (live.Actors, error) {
+	return live.NewActors(s.cfg, s.aws, s.log, live.Options{DryRun: dryRun, Metrics: s.metrics, KubeContext: s.kubeContext})
 }
 
 // fail logs err, as the plain line `drainpipe NAME: err` would say it, and

@@ -75,19 +75,27 @@ func AWSConfig(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-// NewActor builds the live Actor. It makes no network call: clients connect
-// on first use, so a cold start stays fast.
-func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (*pipeline.Actor, error) {
+// Actors are what the handler hands work to: the pipeline each instance's
+// task, the sweep each sweep message. The sweep acts on the scheduled
+// events it finds through the same pipeline.
+type Actors struct {
+	Pipeline *pipeline.Actor
+	Sweep    *Sweep
+}
+
+// NewActors builds the live pipeline, then the sweep on it. It makes no
+// network call: clients connect on first use, so a cold start stays fast.
+func NewActors(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (Actors, error) {
 	router, err := instance.NewRouter(cfg.Clusters, requiredTag(cfg.RequiredTag))
 	if err != nil {
-		return nil, fmt.Errorf("routing instances: %w", err)
+		return Actors{}, fmt.Errorf("routing instances: %w", err)
 	}
 	clusters, err := newClusters(cfg, awsCfg)
 	if err == nil && opts.KubeContext != "" {
 		err = useContext(clusters, opts.KubeContext)
 	}
 	if err != nil {
-		return nil, err
+		return Actors{}, err
 	}
 	dcfg := drain.DefaultConfig()
 	dcfg.Concurrency = cfg.EvictionConcurrency
@@ -102,18 +110,11 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.WarnAll = cfg.Drains.WarnAll
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {
-		return nil, fmt.Errorf("observing: %w", err)
+		return Actors{}, fmt.Errorf("observing: %w", err)
 	}
 	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
 	hooks := lifecycle.New(autoscaling.NewFromConfig(awsCfg))
-	var actor *pipeline.Actor
-	sweepOnce, err := newSweep(cfg, opts, clusters, lookup, hooks, obs.metrics, log, func(ctx context.Context, t handler.Task) handler.Result {
-		return actor.Act(ctx, t)
-	})
-	if err != nil {
-		return nil, err
-	}
-	actor, err = pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
+	actor, err := pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
 		Instances: lookup,
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
@@ -124,13 +125,16 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Hooks:    hooks,
 		Recorder: obs.recorder,
 		Log:      log,
-		Sweep:    sweepOnce,
 		Groups:   newGroups(cfg.Groups, log),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("building the pipeline: %w", err)
+		return Actors{}, fmt.Errorf("building the pipeline: %w", err)
 	}
-	return actor, nil
+	sw, err := newSweep(cfg, opts, clusters, lookup, hooks, obs.metrics, log, actor)
+	if err != nil {
+		return Actors{}, err
+	}
+	return Actors{Pipeline: actor, Sweep: sw}, nil
 }
 
 // PipelineConfig is the live actor's configuration from cfg: `drainpipe
@@ -198,10 +202,11 @@ func requiredTag(t config.Tag) string {
 
 // NewHandler builds the SQS batch handler the Lambda and `drainpipe run`
 // share, so a configuration setting cannot reach one and miss the other.
+// Tasks go to actor, sweep messages to sweeper (nil: none is run).
 // queue (an *sqs.Client) hastens the redelivery of retried records by
 // cfg.RetryDelay, and within their pending hooks' cap even when that is 0;
 // nil, for records that came from no queue, leaves them be.
-func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
+func NewHandler(cfg config.Config, actor handler.Actor, sweeper handler.Sweeper, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
 	var onRetry func(context.Context, []handler.Retried)
 	var onHold func(context.Context, events.SQSMessage, time.Duration)
 	var sched *redeliver.Scheduler
@@ -230,6 +235,7 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnHold:          onHold,
 		GiveWay:         giveWay(cfg, sched),
 		SweepRule:       cfg.SweepRule,
+		Sweeper:         sweeper,
 	})
 }
 
