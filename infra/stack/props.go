@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 
 	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // Props configures the stack. FromContext fills it from CDK context;
@@ -118,11 +119,9 @@ type Props struct {
 	StackNamedQueue bool
 }
 
-// Actions holds the action per event kind: none, cordon or cordon-and-drain.
-type Actions struct {
-	Spot, Rebalance, StateChange, ScheduledChange, ASGLifecycle string
-	CapacityReservation, CapacityBlock                          string
-}
+// Actions holds the action per event kind: none, cordon or cordon-and-drain;
+// a kind left out keeps the function's default.
+type Actions map[event.Kind]string
 
 // Limits the stack derives from Props.
 const (
@@ -164,6 +163,7 @@ func Defaults() Props {
 		MaxEventAge:           time.Hour,
 		SweepInterval:         5,
 		LifecycleHookNames:    defaultHookNames(),
+		Actions:               Actions{},
 	}
 }
 
@@ -195,16 +195,15 @@ var (
 // actionField ties an action to its context key and environment variable.
 type actionField struct{ key, env, value string }
 
+// fields lists every kind with an action, in the kinds table's order.
 func (a Actions) fields() []actionField {
-	return []actionField{
-		{"actionSpot", "DRAINPIPE_ACTION_SPOT", a.Spot},
-		{"actionRebalance", "DRAINPIPE_ACTION_REBALANCE", a.Rebalance},
-		{"actionStateChange", "DRAINPIPE_ACTION_STATE_CHANGE", a.StateChange},
-		{"actionScheduledChange", "DRAINPIPE_ACTION_SCHEDULED_CHANGE", a.ScheduledChange},
-		{"actionAsgLifecycle", "DRAINPIPE_ACTION_ASG_LIFECYCLE", a.ASGLifecycle},
-		{"actionCapacityReservation", "DRAINPIPE_ACTION_CAPACITY_RESERVATION", a.CapacityReservation},
-		{"actionCapacityBlock", "DRAINPIPE_ACTION_CAPACITY_BLOCK", a.CapacityBlock},
+	var out []actionField
+	for _, r := range event.Table() {
+		if r.Setting != "" {
+			out = append(out, actionField{r.ContextKey, r.Setting, a[r.Kind]})
+		}
 	}
+	return out
 }
 
 // reservedEnv reports whether the stack sets k from a dedicated prop.
