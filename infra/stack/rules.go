@@ -49,6 +49,14 @@ func ruleSpecs(p Props) []ruleSpec {
 	return slices.Concat(ec2, others, perGroup)
 }
 
+// servedGroupsRule reports whether the rule with construct ID id matches
+// the served groups' lifecycle actions.
+func servedGroupsRule(id string) bool {
+	return slices.ContainsFunc(event.Table(), func(k event.KindInfo) bool {
+		return k.Rule != nil && k.Rule.ServedGroups && k.Rule.ID == id
+	})
+}
+
 // detailMatch is an event pattern's detail matching any of each field's
 // values; nil for none.
 func detailMatch(fields map[string][]string) *map[string]any {
