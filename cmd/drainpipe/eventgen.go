@@ -44,6 +44,9 @@ The account and region default to the SAM emulator's (012345678912,
 us-east-1), so the event passes the function's account and region check
 under 'sam local invoke'; give your own for a deployed function.
 
+Exits 0 when the event is written, 1 when it cannot be, 2 for an unknown
+KIND, a --in the kind cannot have, or a value AWS would never send.
+
 Flags:`
 }
 
@@ -81,7 +84,7 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 	fs.StringVar(&s.queue, "queue-name", "Drainpipe", "the queue named in eventSourceARN (--sqs)")
 	in := fs.Duration("in", 0, "time left before the instance goes (the event's deadline), e.g. 2m")
 	wrap := fs.Bool("sqs", false, "write a Lambda SQS event carrying the message")
-	at := fs.String("at", "", "the moment the event is sent, RFC 3339 (default now)")
+	at := fs.String("at", "", "the moment the event is sent, RFC 3339 such as "+timeExample+" (default now)")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -90,15 +93,19 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.Stderr, "drainpipe event: "+format+"\n", a...)
 		return exitUsage
 	}
+	kinds := strings.Join(slices.Sorted(maps.Keys(eventKinds)), ", ")
 	if len(rest) != 1 {
-		return fail("want one KIND (%s), got %d arguments", strings.Join(slices.Sorted(maps.Keys(eventKinds)), ", "), len(rest))
+		return fail("want one KIND (%s), got %d arguments", kinds, len(rest))
 	}
 	s.kind = rest[0]
+	if _, ok := eventKinds[s.kind]; !ok {
+		return fail("unknown KIND %q: want one of %s", s.kind, kinds)
+	}
 	s.now = time.Now().UTC().Truncate(time.Second)
 	if *at != "" {
-		t, err := time.Parse(time.RFC3339, *at)
+		t, err := parseTime("--at", *at)
 		if err != nil {
-			return fail("--at: %v", err)
+			return fail("%v", err)
 		}
 		s.now = t.UTC()
 	}
@@ -117,9 +124,10 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 			return fail("%v", err)
 		}
 	}
+	st, _ := start(c, "event", startSpec{})
+	defer st.end()
 	if _, err := fmt.Fprintf(c.Stdout, "%s\n", out); err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe event: writing: %v\n", err)
-		return exitFail
+		return st.failf(exitFail, "writing: %w", err)
 	}
 	return exitOK
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// Recorder observes outcomes, besides the metrics and webhook that the
 	// configuration turns on; nil adds nothing.
 	Recorder pipeline.Recorder
+	// KubeContext, in local mode, is the kubeconfig context every cluster
+	// is reached through (the command-line tool's --context).
+	KubeContext string
 	// Metrics receives the pipeline's metrics; nil writes them to stdout
 	// (when the configuration's Metrics is on). Share it with the handler's
 	// OnRecord so all metrics go one way.
@@ -80,6 +83,9 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		return nil, fmt.Errorf("routing instances: %w", err)
 	}
 	clusters, err := newClusters(cfg, awsCfg)
+	if err == nil && opts.KubeContext != "" {
+		err = useContext(clusters, opts.KubeContext)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +169,16 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 		overrides[name] = eks.Endpoint{URL: url, CAData: cfg.ClusterCAs[name]}
 	}
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
+}
+
+// useContext reaches every cluster through one kubeconfig context; only
+// local mode has contexts.
+func useContext(clusters pipeline.Clusters, name string) error {
+	local, ok := clusters.(*eks.Local)
+	if !ok {
+		return fmt.Errorf("kubeconfig context %q: only a kubeconfig (local mode) has contexts", name)
+	}
+	return local.UseContext(name)
 }
 
 // newGroups builds the group limit; nil (no limit) when it is off.
