@@ -45,7 +45,10 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.list("asgNames", &p.ASGNames)
 	r.str("asgNamePrefix", &p.ASGNamePrefix)
 	for _, k := range event.Kinds() {
-		r.action(k, p.Actions)
+		if dst := p.Actions.field(k); dst != nil {
+			info, _ := event.Info(k)
+			r.str(info.ContextKey, dst)
+		}
 	}
 	r.list("lifecycleHookNames", &p.LifecycleHookNames)
 	r.boolean("dryRun", &p.DryRun)
@@ -90,15 +93,6 @@ type reader struct {
 
 func (r *reader) fail(key string, v any, want string) {
 	r.errs = append(r.errs, fmt.Errorf("context %s: %v is not %s", key, v, want))
-}
-
-// action reads kind k's action into a, keyed by its context key.
-func (r *reader) action(k event.Kind, a Actions) {
-	info, _ := event.Info(k)
-	var v string
-	if r.str(info.ContextKey, &v); v != "" {
-		a[k] = v
-	}
 }
 
 func (r *reader) str(key string, dst *string) {

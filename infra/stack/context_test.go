@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 func TestFromContext(t *testing.T) {
@@ -26,7 +24,7 @@ func TestFromContext(t *testing.T) {
 		}, func(p *Props) {
 			p.Clusters, p.ASGNames, p.ASGNamePrefix, p.DryRun = []string{"prod", "staging"}, []string{"a", "b"}, "eks-", true
 			p.Timeout, p.BatchSize, p.BatchWindow, p.MaxConcurrency = 2*time.Minute, 20, time.Second, 50
-			p.MaxReceiveCount, p.RetryDelay, p.Actions[event.KindRebalanceRecommendation] = 7, 0, "none"
+			p.MaxReceiveCount, p.RetryDelay, p.Actions.Rebalance = 7, 0, "none"
 			p.Env, p.ASGNotificationRole, p.AWSAuthClusters = map[string]string{"DRAINPIPE_LOG_LEVEL": "debug"}, true, []string{"prod"}
 		}},
 		{"cdk.json types", map[string]any{

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -120,8 +121,29 @@ type Props struct {
 }
 
 // Actions holds the action per event kind: none, cordon or cordon-and-drain;
-// a kind left out keeps the function's default.
-type Actions map[event.Kind]string
+// empty keeps the function's default. Each field's kind tag names its row
+// in the kinds table (event.Table), which gives its context key and
+// variable; TestActionsCoverEveryKind fails when a kind lacks its field.
+type Actions struct {
+	Spot                string `kind:"spot-interruption"`
+	Rebalance           string `kind:"rebalance-recommendation"`
+	StateChange         string `kind:"state-change"`
+	ScheduledChange     string `kind:"scheduled-change"`
+	ASGLifecycle        string `kind:"asg-lifecycle"`
+	CapacityReservation string `kind:"capacity-reservation-interruption"`
+	CapacityBlock       string `kind:"capacity-block-expiry"`
+}
+
+// field is the action of kind k; nil when Actions has no field for it.
+func (a *Actions) field(k event.Kind) *string {
+	v := reflect.ValueOf(a).Elem()
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("kind") == string(k) {
+			return v.Field(i).Addr().Interface().(*string)
+		}
+	}
+	return nil
+}
 
 // Limits the stack derives from Props.
 const (
@@ -163,7 +185,6 @@ func Defaults() Props {
 		MaxEventAge:           time.Hour,
 		SweepInterval:         5,
 		LifecycleHookNames:    defaultHookNames(),
-		Actions:               Actions{},
 	}
 }
 
@@ -199,9 +220,14 @@ type actionField struct{ key, env, value string }
 func (a Actions) fields() []actionField {
 	var out []actionField
 	for _, r := range event.Table() {
-		if r.Setting != "" {
-			out = append(out, actionField{r.ContextKey, r.Setting, a[r.Kind]})
+		if r.Setting == "" {
+			continue
 		}
+		f := actionField{key: r.ContextKey, env: r.Setting}
+		if v := a.field(r.Kind); v != nil {
+			f.value = *v
+		}
+		out = append(out, f)
 	}
 	return out
 }

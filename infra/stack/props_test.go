@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 func TestValidate(t *testing.T) {
@@ -22,7 +20,7 @@ func TestValidate(t *testing.T) {
 		{"aws-auth cluster not listed", func(p *Props) { p.AWSAuthClusters = []string{"dev"} }, `"dev" is not one of clusters`},
 		{"wildcard group name", func(p *Props) { p.ASGNames = []string{"*"} }, "asgNames"},
 		{"wildcard in prefix", func(p *Props) { p.ASGNamePrefix = "eks-*" }, "asgNamePrefix"},
-		{"unknown action", func(p *Props) { p.Actions[event.KindSpotInterruption] = "drain" }, `actionSpot: "drain" is not one of`},
+		{"unknown action", func(p *Props) { p.Actions.Spot = "drain" }, `actionSpot: "drain" is not one of`},
 		{"bad tag", func(p *Props) { p.RequiredTag = "aws:foo" }, "requiredTag"},
 		{"env outside namespace", func(p *Props) { p.Env = map[string]string{"HOME": "/"} }, "not a DRAINPIPE_ variable"},
 		{"env overriding a prop", func(p *Props) { p.Env = map[string]string{"DRAINPIPE_ACTION_SPOT": "none"} }, "set by the stack"},

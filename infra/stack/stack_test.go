@@ -11,8 +11,6 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 func TestRulePatterns(t *testing.T) {
@@ -202,7 +200,7 @@ func TestEventSource(t *testing.T) {
 func TestFunction(t *testing.T) {
 	p := testProps(t)
 	p.DryRun, p.RequiredTag, p.MemoryMB = true, "kubernetes.io/cluster/prod=owned", 512
-	p.Actions = Actions{event.KindRebalanceRecommendation: "none", event.KindASGLifecycle: "cordon-and-drain"}
+	p.Actions = Actions{Rebalance: "none", ASGLifecycle: "cordon-and-drain"}
 	p.Env = map[string]string{"DRAINPIPE_LOG_LEVEL": "debug"}
 	tpl := synth(t, p)
 	fn := tpl.byAlias(t, "Function")
