@@ -16,21 +16,9 @@ import (
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
 
-// Labels of nodes another controller handles interruptions for.
-const (
-	// KarpenterNodePoolLabel marks nodes Karpenter (v1) provisioned.
-	KarpenterNodePoolLabel = "karpenter.sh/nodepool"
-	// KarpenterProvisionerLabel marks nodes Karpenter before v1 provisioned.
-	KarpenterProvisionerLabel = "karpenter.sh/provisioner-name"
-	// AutoModeLabel, with value AutoModeCompute, marks EKS Auto Mode
-	// nodes, whose interruptions EKS itself handles.
-	AutoModeLabel   = "eks.amazonaws.com/compute-type"
-	AutoModeCompute = "auto"
-)
-
 // karpenterLabels are the labels of Karpenter's nodes, v1 and before: the
 // read path skips a node with any, the unread cordon tests for none.
-var karpenterLabels = []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel}
+var karpenterLabels = []string{drain.KarpenterNodePoolLabel, drain.KarpenterProvisionerLabel}
 
 // locate finds the node on inst: with a NodeGetter, as read (the cold
 // cordon path's every read is a round trip, and the checks before the
@@ -63,9 +51,9 @@ func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, n
 		}
 	}
 	labels := node.Labels
-	if a.cfg.SkipAutoMode && labels[AutoModeLabel] == AutoModeCompute {
+	if a.cfg.SkipAutoMode && labels[drain.AutoModeLabel] == drain.AutoModeCompute {
 		return fmt.Sprintf("node %s is an EKS Auto Mode node (%s=%s) and DRAINPIPE_AUTO_MODE_NODES=skip: "+
-			"EKS handles its interruptions", name, AutoModeLabel, AutoModeCompute), nil
+			"EKS handles its interruptions", name, drain.AutoModeLabel, drain.AutoModeCompute), nil
 	}
 	if !a.cfg.SkipKarpenter {
 		return "", nil
