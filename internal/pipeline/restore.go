@@ -5,39 +5,22 @@ import (
 	"log/slog"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
-// NodeGetter finds the node running on an instance and returns it as read,
-// returning an error wrapping nodemap.ErrNotFound when there is none.
+// NodeGetter finds the node running on an instance and returns it as read;
 // nodemap.Node fits.
-type NodeGetter func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error)
-
-// getNode is FindNode followed by a GET, for Deps without a NodeGetter.
-func (a *Actor) getNode(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error) {
-	if a.nodeOf != nil {
-		return a.nodeOf(ctx, client, inst)
-	}
-	name, err := a.findNode(ctx, client, inst)
-	if err != nil {
-		return nil, err
-	}
-	return client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-}
+type NodeGetter = restore.NodeGetter
 
 // newRestorer builds the Actor's return to service (internal/restore)
 // over its lookups, clusters, nodes, budget and clock.
 func (a *Actor) newRestorer() (*restore.Restorer, error) {
 	return restore.New(restore.Config{DryRun: a.cfg.DryRun, LaunchNoWait: a.cfg.LaunchNoWait, LaunchPoll: a.cfg.LaunchPoll,
 		RebalanceHold: a.cfg.RebalanceHold, MaxReceiveCount: a.cfg.MaxReceiveCount},
-		restore.Deps{Lookups: a.lookups, Clusters: a.clusters, Node: a.getNode, WhyIgnored: a.whyIgnored,
+		restore.Deps{Lookups: a.lookups, Clusters: a.clusters, Find: a.findNode, NodeOf: a.nodeOf, WhyIgnored: a.whyIgnored,
 			Budget: func(ctx context.Context) (context.Context, context.CancelFunc) { return a.budget(ctx, time.Time{}) },
 			Clock:  a.clock})
 }

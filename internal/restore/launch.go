@@ -134,7 +134,7 @@ func (s *Restorer) waitReady(ctx context.Context, client kubernetes.Interface, i
 	for first, checked := true, false; ; first = false {
 		// Each read gets the whole context: a node Ready when the
 		// budget is already spent still completes the hook now.
-		node, err := s.Node(ctx, client, inst)
+		node, err := s.node(ctx, client, inst)
 		if err == nil && !checked {
 			why, ok := s.giveBackPool(ctx, client, node, at, log)
 			if !ok {

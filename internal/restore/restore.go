@@ -108,7 +108,7 @@ func (s *Restorer) restore(ctx context.Context, in event.Interruption, t Task, l
 	if err != nil {
 		return retry(fmt.Sprintf("connecting to cluster %s: %v", inst.Cluster, err))
 	}
-	node, err := s.Node(ctx, client, inst)
+	node, err := s.node(ctx, client, inst)
 	if errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err) {
 		return ignored(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to give back", inst.Cluster))
 	}

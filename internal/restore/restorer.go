@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
@@ -71,15 +72,33 @@ type Config struct {
 type Deps struct {
 	Lookups  Lookups
 	Clusters Clusters
-	// Node finds the node on an instance and returns it as read, with an
-	// error wrapping nodemap.ErrNotFound when there is none.
-	Node func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error)
+	// Find finds the name of the node on an instance, with an error
+	// wrapping nodemap.ErrNotFound when there is none; nodemap.Find fits.
+	Find   func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (string, error)
+	NodeOf NodeGetter // optional: Find and a GET when nil
 	// WhyIgnored says why an instance was routed to no cluster.
 	WhyIgnored func(inst instance.Instance) string
 	// Budget bounds a wait by the invocation's budget less the hook
 	// reserve, and by the batch giving way.
 	Budget func(ctx context.Context) (context.Context, context.CancelFunc)
 	Clock  lifecycle.Clock
+}
+
+// NodeGetter finds the node running on an instance and returns it as read,
+// returning an error wrapping nodemap.ErrNotFound when there is none.
+// nodemap.Node fits.
+type NodeGetter func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error)
+
+// node is the node on inst as read: NodeOf, or Find followed by a GET.
+func (s *Restorer) node(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error) {
+	if s.NodeOf != nil {
+		return s.NodeOf(ctx, client, inst)
+	}
+	name, err := s.Find(ctx, client, inst)
+	if err != nil {
+		return nil, err
+	}
+	return client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 }
 
 // Restorer gives nodes back and waits for launched ones. It is safe for
@@ -93,7 +112,7 @@ type Restorer struct {
 func New(cfg Config, d Deps) (*Restorer, error) {
 	var errs []error
 	for name, missing := range map[string]bool{"lookups": d.Lookups == nil, "clusters": d.Clusters == nil,
-		"node": d.Node == nil, "why ignored": d.WhyIgnored == nil, "budget": d.Budget == nil, "clock": d.Clock == nil} {
+		"node finder": d.Find == nil, "why ignored": d.WhyIgnored == nil, "budget": d.Budget == nil, "clock": d.Clock == nil} {
 		if missing {
 			errs = append(errs, fmt.Errorf("missing %s", name))
 		}
