@@ -18,6 +18,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
+	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
 // Deps are the Actor's collaborators. Recorder, Clock and Log are optional.
@@ -51,6 +52,7 @@ type Actor struct {
 	clock      Clock
 	log        *slog.Logger
 	keeper     *lifecycle.Keeper
+	restorer   *restore.Restorer
 	groups     *group.Limiter
 	gates      gates                                      // each prepared batch's: cordons before evictions
 	parked     func()                                     // test seam: a drain waits for the rest of its batch
@@ -102,6 +104,9 @@ func New(cfg Config, d Deps) (*Actor, error) {
 		MaxHookAge: cfg.MaxHookAge, MaxReceiveCount: cfg.MaxReceiveCount, CompleteBackoff: cfg.CompleteBackoff},
 		lifecycle.KeeperDeps{Calls: d.Hooks, Record: d.Recorder.RecordHook, Clock: d.Clock, Log: d.Log})
 	if err != nil {
+		return nil, fmt.Errorf("building pipeline: %w", err)
+	}
+	if a.restorer, err = a.newRestorer(); err != nil {
 		return nil, fmt.Errorf("building pipeline: %w", err)
 	}
 	return a, nil
@@ -169,10 +174,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	t, step, r := Decide(t, a.cfg.Rules(), now)
 	switch step {
 	case StepLaunch:
-		return a.launch(ctx, t, hooks, log)
+		return fromRestore(a.restorer.Launch(ctx, a.returnTask(t, hooks, log), log))
 	case StepRestore:
-		in, _ := restoreOf(t)
-		return a.restoreAndLaunch(ctx, in, t, hooks, log)
+		return fromRestore(a.restorer.RestoreAndLaunch(ctx, a.returnTask(t, hooks, log), log))
 	case StepIgnore:
 		return r
 	}
@@ -206,7 +210,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	check := a.pendingCheck(t, *hooks)
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: newestTime(t), AfterCordon: a.beforeEvictions(t.InstanceID, check)}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: restore.NewestTime(t.Interruptions), AfterCordon: a.beforeEvictions(t.InstanceID, check)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
 // Step is what the actor does next with a task.
@@ -48,13 +49,13 @@ func Decide(t handler.Task, r Rules, now time.Time) (handler.Task, Step, handler
 	if len(t.Interruptions) == 0 && len(foreign) > 0 {
 		return t, StepIgnore, ignored(strings.Join(slices.Compact(foreign), "; "))
 	}
-	if onlyLaunches(t) {
+	if restore.OnlyLaunches(t.Interruptions) {
 		return t, StepLaunch, handler.Result{}
 	}
 	if _, ok := restoreOf(t); ok {
 		return t, StepRestore, handler.Result{}
 	}
-	t = withoutRestores(t)
+	t.Interruptions = restore.Without(t.Interruptions)
 	if !acts(t.Action) {
 		return t, StepIgnore, ignored(fmt.Sprintf("policy action for %s is %q", strings.Join(kinds(t), ","), t.Action))
 	}

@@ -72,19 +72,10 @@
 //
 // # Return to service
 //
-// A task whose newest notice is a restore (state pending/running, Health
-// notice closed) gives back the node Drainpipe holds for that threat
-// (drain.Uncordon) and takes nothing, unless the node's threat time
-// (drain.AnnotationThreatTime) is not before the restore's: then the
-// restore was overtaken on its way and ends with that reason. A launch
-// hook in the task is completed as a launch after the give-back;
-// a terminate hook suppresses the restore; a node without Drainpipe's marks
-// costs one GET. A stopped (or terminated) instance's node gets the
-// out-of-service taint when Config.OutOfService is set. A rebalance-only
-// cordon is held for Config.RebalanceHold by asking for its message back
-// then (handler.Result.HoldFor) and given back when it returns, unless an
-// interruption has since taken the node or EC2 no longer reports the
-// instance running.
+// A restore, a launch and a rebalance-only cordon's hold are return to
+// service (internal/restore): the Actor hands them its lookups, clusters
+// and clock. A stopped (or terminated) instance's node gets the
+// out-of-service taint when Config.OutOfService is set.
 //
 // # Group limit
 //

@@ -3,17 +3,15 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
+	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
 // errNotPending stops a drain before its first eviction: every lifecycle
@@ -77,8 +75,8 @@ func (a *Actor) beforeEvictions(id string, check *pendingCheck) func(context.Con
 
 // notPending settles a drain stopped, or never let go to evict, by the
 // check: when every action turned out over, the node Drainpipe cordoned
-// for them is given back (its cordon, taint and marks undone) and the
-// hooks are left alone. ok is false when the drain stands.
+// for them is given back (restore.Unevicted) and the hooks are left
+// alone. ok is false when the drain stands.
 func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kubernetes.Interface, t handler.Task, p event.Interruption, node string, log *slog.Logger) (handler.Result, bool) {
 	if check == nil || check.passed.Load() {
 		return handler.Result{}, false
@@ -87,32 +85,6 @@ func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kube
 	if check.wait(ctx) == nil {
 		return handler.Result{}, false
 	}
-	r := handler.Result{Status: handler.StatusIgnored, Node: node}
-	read, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	if err == nil {
-		if _, drained := drain.ReadSummary(read); drained {
-			// A drain reached its evictions under this hold (a duplicate
-			// delivery that found the action pending, then completed it):
-			// the instance is going, the node stays as that drain left it.
-			r.Reason = fmt.Sprintf("%s; node %s stays held: a drain of it already ran", whyNotPending, node)
-			return r, true
-		}
-	}
-	var g drain.Given
-	if err == nil {
-		g, err = drain.UncordonRead(ctx, client, read, drain.Match{Kinds: []string{string(p.Kind)}, EventID: p.EventID})
-	}
-	switch {
-	case err != nil && isNotFound(err):
-		r.Reason = fmt.Sprintf("%s; node %s is gone", whyNotPending, node)
-	case err != nil:
-		log.Error("lifecycle action no longer active, but its node could not be given back", "error", err)
-		r.Reason = fmt.Sprintf("%s; giving node %s back failed, it stays cordoned: %v", whyNotPending, node, err)
-	case g.Back:
-		log.Info("lifecycle action no longer active: node given back before any eviction", "changed", g.Changed)
-		r.Reason = fmt.Sprintf("%s; gave node %s back before any eviction: undid %v", whyNotPending, node, g.Changed)
-	default:
-		r.Reason = fmt.Sprintf("%s; node %s left as it is: %s", whyNotPending, node, g.Reason)
-	}
-	return r, true
+	return handler.Result{Status: handler.StatusIgnored, Node: node,
+		Reason: whyNotPending + "; " + restore.Unevicted(ctx, client, node, p, log)}, true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +13,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
 // karpenterLabels are the labels of Karpenter's nodes, v1 and before: the
@@ -99,73 +99,6 @@ func (n onNode) outOfService(ctx context.Context, r handler.Result) handler.Resu
 	return r
 }
 
-// rebalanceOnly reports whether a task holds nothing but rebalance
-// recommendations: only those are given back after a hold.
-func rebalanceOnly(t handler.Task) bool {
-	for _, in := range t.Interruptions {
-		if in.Kind != event.KindRebalanceRecommendation {
-			return false
-		}
-	}
-	return len(t.Interruptions) > 0
-}
-
-// overtaken says, on a rebalance redelivery, whether the node is now held
-// for something else (an interruption followed, or a newer
-// recommendation): then this message is done and must not re-cordon the
-// node under its own kind.
-func (n onNode) overtaken(ctx context.Context) (string, error) {
-	node, err := n.client.CoreV1().Nodes().Get(ctx, n.node, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("getting node %s: %w", n.node, err)
-	}
-	m := drain.ReadMarks(node)
-	if m.Kind != "" && (m.Kind != string(n.p.Kind) || m.EventID != n.p.EventID) {
-		return fmt.Sprintf("node %s is now held for %s (event %s): the rebalance hold of event %s ends here",
-			n.node, m.Kind, m.EventID, n.p.EventID), nil
-	}
-	return "", nil
-}
-
-// hold keeps a rebalance-only cordon until Config.RebalanceHold has passed
-// since the node was first cordoned, by asking for the message back then
-// (handler.Result.HoldFor: its visibility timeout). When it comes back and
-// no interruption followed, the node is given back if EC2 still reports
-// the instance running. On the queue's last delivery the node is given
-// back early rather than held for good.
-func (n onNode) hold(ctx context.Context, r handler.Result) handler.Result {
-	a, name := n.a, n.node
-	node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return retry(fmt.Sprintf("getting node %s: %v", name, err))
-	}
-	since, err := time.Parse(time.RFC3339, drain.ReadMarks(node).Since)
-	if err != nil {
-		since = n.p.Time
-	}
-	now := a.clock.Now()
-	// The mark is written on the drainer's clock, in whole seconds; one
-	// ahead of ours (another environment's, a second boundary) must not
-	// stretch the hold past RebalanceHold from now.
-	if since.After(now) {
-		since = now
-	}
-	end := since.Add(a.cfg.RebalanceHold)
-	if n.inst.State != "running" {
-		return done(fmt.Sprintf("%s; instance is %s: node %s stays cordoned", r.Reason, n.inst.State, name))
-	}
-	if now.Before(end) && n.task.ReceiveCount < a.cfg.MaxReceiveCount {
-		return handler.Result{Status: handler.StatusRetry, HoldFor: end.Sub(now), Node: name,
-			Reason: fmt.Sprintf("%s; holding the rebalance cordon until %s (DRAINPIPE_REBALANCE_HOLD %s), then giving it back "+
-				"if no interruption followed", r.Reason, end.UTC().Format(time.RFC3339), a.cfg.RebalanceHold)}
-	}
-	if now.Before(end) {
-		n.log.Warn("last delivery before the rebalance hold ends: giving the node back early", "hold_ends", end)
-	}
-	return a.giveBack(ctx, n.client, node, drain.Match{Kinds: []string{string(event.KindRebalanceRecommendation)},
-		EventID: n.p.EventID}, "rebalance hold over, no interruption followed", n.log)
-}
-
 // before runs the checks that need the node's name before the cordon: a
 // terminated instance's node is only tainted out of service, Karpenter's
 // nodes may be left to it, and a rebalance redelivery must not re-cordon a
@@ -193,8 +126,8 @@ func (n onNode) before(ctx context.Context, read *corev1.Node) (r handler.Result
 	if why != "" {
 		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
 	}
-	if a.cfg.RebalanceHold > 0 && n.task.ReceiveCount > 1 && rebalanceOnly(n.task) {
-		why, err := n.overtaken(ctx)
+	if a.cfg.RebalanceHold > 0 && n.task.ReceiveCount > 1 && restore.RebalanceOnly(n.task.Interruptions) {
+		why, err := restore.Overtaken(ctx, n.client, node, n.p)
 		if err != nil {
 			return retry(err.Error()), true
 		}
@@ -206,7 +139,7 @@ func (n onNode) before(ctx context.Context, read *corev1.Node) (r handler.Result
 }
 
 // after taints a stopped instance's node out of service and holds a
-// rebalance-only cordon (see hold) once the drain or cordon is done.
+// rebalance-only cordon (restore.Restorer.Hold) once the drain or cordon is done.
 func (n onNode) after(ctx context.Context, r handler.Result) handler.Result {
 	if r.Status != handler.StatusDone {
 		return r
@@ -216,8 +149,9 @@ func (n onNode) after(ctx context.Context, r handler.Result) handler.Result {
 	if n.inst.State == "stopped" && a.cfg.OutOfService {
 		return n.outOfService(ctx, r)
 	}
-	if a.cfg.RebalanceHold > 0 && rebalanceOnly(n.task) && !a.cfg.DryRun {
-		return n.hold(ctx, r)
+	if a.cfg.RebalanceHold > 0 && restore.RebalanceOnly(n.task.Interruptions) && !a.cfg.DryRun {
+		return fromRestore(a.restorer.Hold(ctx, n.client, restore.Held{Node: n.node, Event: n.p, State: n.inst.State,
+			ReceiveCount: n.task.ReceiveCount, Reason: r.Reason}, n.log))
 	}
 	return r
 }

@@ -1,4 +1,4 @@
-package pipeline
+package restore
 
 import (
 	"context"
@@ -9,65 +9,68 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
-	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 )
 
-// onlyLaunches reports a task of launch lifecycle actions only. A launch
+// OnlyLaunches reports a task of launch lifecycle actions only. A launch
 // hook in a task with other notices rides along with them and is completed
 // when they are settled.
-func onlyLaunches(t handler.Task) bool {
-	for _, in := range t.Interruptions {
+func OnlyLaunches(ins []event.Interruption) bool {
+	for _, in := range ins {
 		if in.Kind != event.KindASGLaunchLifecycle {
 			return false
 		}
 	}
-	return len(t.Interruptions) > 0
+	return len(ins) > 0
 }
 
-// launch settles a task of launch hooks: it never cordons or drains. Its
-// hooks are completed (by settleHooks) with CONTINUE once the instance's
+// Launch settles a task of launch hooks: it never cordons or drains. Its
+// hooks are completed (by the pipeline) with CONTINUE once the instance's
 // node is Ready, at once when LaunchNoWait, or on their last delivery; a
 // node not Ready when the budget runs out is retried, the keeper
 // heartbeating the hooks meanwhile. Auto Scaling's default result for a
 // hook left to time out, ABANDON, would terminate the new instance.
-func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) handler.Result {
-	if toWarmPool(*hooks) {
+func (s *Restorer) Launch(ctx context.Context, t Task, log *slog.Logger) Result {
+	if toWarmPool(t.Hooks) {
 		return done("launch lifecycle action into the warm pool: the instance stops there and serves no node, " +
 			"nothing to wait for")
 	}
 	// EC2's reads are eventually consistent: a new instance may not be
 	// found yet, so that is retried (and completed on the last delivery).
-	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
+	inst, found, err := s.Lookups.Get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound) || (err == nil && !found):
 		return retry("launching instance not found in EC2 yet")
 	case err != nil:
 		return retryAWS("looking up instance", err, log)
 	}
-	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
-		return ignored(why)
+	if t.Foreign != nil {
+		if why, foreign := t.Foreign(inst); foreign {
+			return ignored(why)
+		}
 	}
 	switch {
-	case a.cfg.LaunchNoWait:
+	case s.cfg.LaunchNoWait:
 		return done("launch hook completed without waiting for the node (DRAINPIPE_LAUNCH_WAIT_READY=false)")
 	case inst.State != "pending" && inst.State != "running":
 		return ignored(fmt.Sprintf("launching instance is %s: no node to wait for", inst.State))
 	case inst.Cluster == "":
-		return done("launching instance is in no cluster Drainpipe serves (" + a.whyIgnored(inst) +
+		return done("launching instance is in no cluster Drainpipe serves (" + s.WhyIgnored(inst) +
 			"): no node to wait for")
 	}
-	client, err := a.clusters.Client(ctx, inst.Cluster)
+	client, err := s.Clusters.Client(ctx, inst.Cluster)
 	if err != nil {
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
-	return a.waitReady(ctx, client, inst, launchTime(t), log.With("cluster", inst.Cluster))
+	return s.waitReady(ctx, client, inst, launchTime(t.Interruptions), log.With("cluster", inst.Cluster))
 }
 
 // poolKinds are the holds a launch ends: only an instance scaled in to a
@@ -78,9 +81,9 @@ var poolKinds = []string{string(event.KindASGLifecycle), string(event.KindStateC
 
 // launchTime is the event time of the task's newest launch action; zero
 // when unknown.
-func launchTime(t handler.Task) time.Time {
+func launchTime(ins []event.Interruption) time.Time {
 	var at time.Time
-	for _, in := range t.Interruptions {
+	for _, in := range ins {
 		if in.Kind == event.KindASGLaunchLifecycle && in.Time.After(at) {
 			at = in.Time
 		}
@@ -93,23 +96,23 @@ func launchTime(t handler.Task) time.Time {
 // the warm pool: nothing else ends such a hold (with the pool Running no
 // state change ever comes), and completing the launch on a node left
 // cordoned would tell Auto Scaling of capacity that takes no pods. Done
-// is false when the give-back must be retried; giveBack logs it.
-func (a *Actor) giveBackPool(ctx context.Context, client kubernetes.Interface, node *corev1.Node, at time.Time,
+// is false when the give-back must be retried; GiveBack logs it.
+func (s *Restorer) giveBackPool(ctx context.Context, client kubernetes.Interface, node *corev1.Node, at time.Time,
 	log *slog.Logger) (string, bool) {
 	m := drain.ReadMarks(node)
 	if !m.OutOfSvc && !slices.Contains(poolKinds, m.Kind) {
 		return "", true
 	}
-	r := a.giveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: true, RestoreTime: at},
+	r := s.GiveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: true, RestoreTime: at},
 		"the instance launches out of the warm pool: its terminate action's hold is over", log)
-	if r.Status == handler.StatusRetry {
+	if r.Status == Retry {
 		return r.Reason, false
 	}
 	return r.Reason + "; ", true
 }
 
 // toWarmPool reports hooks that all put their instance in a warm pool.
-func toWarmPool(hooks []hook) bool {
+func toWarmPool(hooks []lifecycle.Hook) bool {
 	for _, h := range hooks {
 		if !h.ToWarmPool() {
 			return false
@@ -120,20 +123,20 @@ func toWarmPool(hooks []hook) bool {
 
 // waitReady reads the instance's node every LaunchPoll until it is Ready
 // or the budget (the context's deadline less the hook reserve) ends.
-func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst instance.Instance, at time.Time,
-	log *slog.Logger) handler.Result {
-	wctx, cancel := a.budget(ctx, time.Time{})
+func (s *Restorer) waitReady(ctx context.Context, client kubernetes.Interface, inst instance.Instance, at time.Time,
+	log *slog.Logger) Result {
+	wctx, cancel := s.Budget(ctx)
 	defer cancel()
-	tick := a.clock.NewTicker(a.cfg.LaunchPoll)
+	tick := s.Clock.NewTicker(s.cfg.LaunchPoll)
 	defer tick.Stop()
 	state := "not registered"
 	given := ""
 	for first, checked := true, false; ; first = false {
 		// Each read gets the whole context: a node Ready when the
 		// budget is already spent still completes the hook now.
-		node, err := a.getNode(ctx, client, inst)
+		node, err := s.node(ctx, client, inst)
 		if err == nil && !checked {
-			why, ok := a.giveBackPool(ctx, client, node, at, log)
+			why, ok := s.giveBackPool(ctx, client, node, at, log)
 			if !ok {
 				return retry("launching instance's node: " + why)
 			}
@@ -141,11 +144,11 @@ func (a *Actor) waitReady(ctx context.Context, client kubernetes.Interface, inst
 		}
 		switch {
 		case err == nil && nodeReady(node):
-			return handler.Result{Status: handler.StatusDone, Node: node.Name,
+			return Result{Status: Done, Node: node.Name,
 				Reason: fmt.Sprintf("%snode %s of cluster %s is Ready: launch hook completed", given, node.Name, inst.Cluster)}
 		case err == nil:
 			state = "registered as " + node.Name + ", not Ready"
-		case errors.Is(err, nodemap.ErrNotFound) || isNotFound(err):
+		case errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err):
 			state = "not registered"
 		case ctx.Err() == nil:
 			log.Warn("reading the launching instance's node", "error", err)
