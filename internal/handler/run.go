@@ -45,7 +45,9 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	// pipeline merges it into every drain's budget.
 	giving := h.opts.GiveWay.on() && queue != ""
 	var give context.CancelCauseFunc
+	var ho *handoff
 	if giving {
+		ho = newHandoff(len(tasks))
 		var yield context.Context
 		yield, give = context.WithCancelCause(context.Background())
 		defer give(nil)
@@ -77,10 +79,17 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				r := h.act(actCtx, tasks[i])
+				tctx := actCtx
+				if ho != nil {
+					tctx = withCordoned(actCtx, ho, i)
+				}
+				r := h.act(tctx, tasks[i])
 				mu.Lock()
 				results[i] = taskResult{Result: r, finished: true, end: time.Now()}
 				mu.Unlock()
+				if ho != nil {
+					ho.settle(i)
+				}
 			}()
 		}
 		wg.Wait()
@@ -101,7 +110,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	if giving {
 		go func() {
 			defer close(watched)
-			gave = h.watch(watchCtx, queue, tasks, open, give)
+			gave = h.watch(watchCtx, queue, tasks, open, ho, give)
 		}()
 	} else {
 		close(watched)

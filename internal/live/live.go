@@ -221,12 +221,15 @@ func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *red
 	return redeliver.New(queue, cfg.RetryDelay, log)
 }
 
-// Giving way: the queue is asked every giveWayEvery once a batch has run
-// DRAINPIPE_GIVE_WAY_AFTER, and the records given back stay away
-// giveWayHold, enough for the event source's pollers (always receiving)
-// to take the messages waiting first.
+// Giving way: the queue is asked once a batch's nodes are cordoned
+// (DRAINPIPE_GIVE_WAY_AFTER at the latest), then every giveWayEvery while
+// its drains run, so a message arriving later waits a second at most for
+// an environment; and the records given back stay away giveWayHold (twice
+// that without a deadline), enough for the event source's pollers (always
+// receiving) to take the messages waiting first. Each question is one
+// GetQueueAttributes call, only while a batch on its first delivery runs.
 const (
-	giveWayEvery = 5 * time.Second
+	giveWayEvery = time.Second
 	giveWayHold  = 5 * time.Second
 )
 
