@@ -3,6 +3,7 @@ package handler
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,5 +80,25 @@ func TestGivenBackDeadlinesFirst(t *testing.T) {
 		if hold != want {
 			t.Errorf("%s held %s, want %s", tasks[i].InstanceID, hold, want)
 		}
+	}
+}
+
+// Tasks are dispatched deadlines first: with one slot, the instances
+// racing a deadline are acted on before the hooks that can wait, each in
+// the batch's order.
+func TestDispatchDeadlinesFirst(t *testing.T) {
+	spot := func(id string) Task {
+		return Task{InstanceID: id, Interruptions: []event.Interruption{{Kind: event.KindSpotInterruption, Deadline: time.Unix(1e9, 0)}}}
+	}
+	hook := func(id string) Task {
+		return Task{InstanceID: id, Interruptions: []event.Interruption{{Kind: event.KindASGLifecycle}}}
+	}
+	tasks := []Task{hook("h1"), spot("s1"), hook("h2"), spot("s2")}
+	var got []string
+	for _, i := range deadlinesFirst(tasks) {
+		got = append(got, tasks[i].InstanceID)
+	}
+	if want := []string{"s1", "s2", "h1", "h2"}; !slices.Equal(got, want) {
+		t.Errorf("dispatch order %v, want %v", got, want)
 	}
 }

@@ -69,7 +69,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	go func() {
 		defer close(allDone)
 	start:
-		for i := range tasks {
+		for _, i := range deadlinesFirst(tasks) {
 			select {
 			case sem <- struct{}{}:
 			case <-actCtx.Done():
@@ -144,4 +144,20 @@ func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", context.Cause(y))}
 	}
 	return h.opts.Actor.Act(ctx, t)
+}
+
+// deadlinesFirst is the order tasks are dispatched in: those whose
+// instance has a deadline (a Spot warning, a scheduled event) before
+// those that can wait (a terminate hook), each in the batch's order, so
+// that with fewer slots than tasks the deadlines take the first ones.
+func deadlinesFirst(tasks []Task) []int {
+	order := make([]int, 0, len(tasks))
+	for _, first := range []bool{true, false} {
+		for i, t := range tasks {
+			if hasDeadline(t) == first {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
 }
