@@ -42,6 +42,8 @@ func Settings() []Setting {
 		{Name: "KUBE_BURST", Default: "`400`", Meaning: "Kubernetes client burst"},
 		{Name: "EVICTION_CONCURRENCY", Default: "`50`", Meaning: "evictions in flight per node"},
 		{Name: "RECORD_CONCURRENCY", Default: "`10`", Meaning: "instances handled at once per SQS batch"},
+		{Name: "CLUSTER_EVICTION_RATE", Default: "`200`", Meaning: "eviction requests per second that all the function's instances together send one cluster: each instance sends its share, this divided by `DRAINPIPE_MAX_CONCURRENCY`, with a burst of one second of it, so that a wider event source does not turn into 429s from API Priority and Fairness and a starved neighbour; when requests wait, those of drains racing a deadline (Spot, scheduled events, reservations) go first. Deletes at a deadline are not paced. `0` turns pacing off (see [one pace for the cluster](drain.md#one-pace-for-the-cluster))"},
+		{Name: "MAX_CONCURRENCY", Default: "`10`", Meaning: "the event source mapping's maximum concurrency, which the stack sets from its `maxConcurrency`: how many instances share `DRAINPIPE_CLUSTER_EVICTION_RATE` (`drainpipe run`: the processes you run at once)"},
 		{Name: "TAINT_EFFECT", Default: "`NoSchedule`", Meaning: "effect of the taint put on interrupted nodes: `NoSchedule` or `PreferNoSchedule`; `NoExecute` is refused at start-up (the taint manager would delete every pod at once: no budgets, waves or grace clamp, even on a cordon-only event)"},
 		{Name: "EXCLUDE_FROM_LB", Default: "`true`", Meaning: "label interrupted nodes `node.kubernetes.io/exclude-from-external-load-balancers` before draining"},
 		{Name: "EVICT_UNMANAGED", Default: "`true`", Meaning: "also evict pods that no controller manages (they are not recreated elsewhere)"},

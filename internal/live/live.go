@@ -98,6 +98,7 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	if err != nil {
 		return nil, fmt.Errorf("observing: %w", err)
 	}
+	paces := newPaces(cfg.ClusterEvictionRate, cfg.MaxConcurrency)
 	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
 	hooks := lifecycle.New(autoscaling.NewFromConfig(awsCfg))
 	var actor *pipeline.Actor
@@ -113,7 +114,9 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		FindNode:  nodemap.Find,
 		NodeOf:    nodemap.Node,
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
-			return obs.drainer(k, dcfg, log)
+			c := dcfg
+			c.Pace = paces.of(k)
+			return obs.drainer(k, c, log)
 		},
 		Hooks:    hooks,
 		Recorder: obs.recorder,
