@@ -32,8 +32,6 @@ type GiveWay struct {
 	// when some task never reports its node cordoned (a launch waiting for
 	// its node, a slow lookup); 0 turns giving way off.
 	After time.Duration
-	// Every is how often the queue is asked after that.
-	Every time.Duration
 	// Hold is how long the records given back stay away, so the waiting
 	// messages are received first; a task's RetryWithin caps it. A record
 	// whose instances have no deadline (a hook that can wait) stays away
@@ -44,7 +42,7 @@ type GiveWay struct {
 	Waiting func(ctx context.Context, queueARN string) (int, error)
 }
 
-func (g GiveWay) on() bool { return g.After > 0 && g.Every > 0 && g.Waiting != nil }
+func (g GiveWay) on() bool { return g.After > 0 && g.Waiting != nil }
 
 type yieldKey struct{}
 
@@ -74,47 +72,45 @@ func gaveWay(waiting int, after time.Duration) error {
 		ErrGaveWay, waiting, after.Round(time.Millisecond))
 }
 
-// watch asks whether messages wait in the queue once every task has
-// cordoned its node or ended (ho.ready), or After at the latest, then
-// every Every, while the batch's unfinished tasks (open) are all on their
-// first delivery; when some do, it gives way and returns the tasks it gave
-// back. Its first answer, whatever it is, lets the drains waiting on
-// Cordoned go on. run calls it only for a batch that may give way.
-// It returns nil when ctx (the batch's wait) ends first.
+// watch asks once whether messages wait in the queue: when every task
+// has cordoned its node or ended (ho.ready), or After at the latest, and
+// only while the batch's unfinished tasks (open) are all on their first
+// delivery. When some wait, it gives way and returns the tasks it gave
+// back; otherwise the batch drains to its end. It asks only once: later in
+// a wave, what waits is mostly records given back, already cordoned, and a
+// batch giving way to them would only restart its drains elsewhere. Its
+// answer, whatever it is, lets the drains waiting on Cordoned go on. run
+// calls it only for a batch that may give way. It returns nil when ctx
+// (the batch's wait) ends first.
 func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, ho *handoff, give context.CancelCauseFunc) []int {
 	defer ho.decide()
 	g := h.opts.GiveWay
 	start := time.Now()
 	t := time.NewTimer(g.After)
 	defer t.Stop()
-	ready := ho.ready
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		case <-ready:
-			ready = nil // asked once on it; the timer paces the rest
-		}
-		unfinished := open()
-		if len(unfinished) == 0 || !mayGiveWay(tasks, unfinished) {
-			return nil // a redelivered record runs to its end: the batch cannot end sooner
-		}
-		n, err := g.Waiting(ctx, queue)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
-				slog.String("queue_arn", queue), slog.Any("error", err))
-		case n > 0:
-			why := gaveWay(n, time.Since(start))
-			h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
-				slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))
-			give(why) // before decide: the drains waiting see the batch gave way
-			return unfinished
-		}
-		ho.decide()
-		t.Reset(g.Every)
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-t.C:
+	case <-ho.ready:
 	}
+	unfinished := open()
+	if len(unfinished) == 0 || !mayGiveWay(tasks, unfinished) {
+		return nil // a redelivered record runs to its end: the batch cannot end sooner
+	}
+	n, err := g.Waiting(ctx, queue)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
+			slog.String("queue_arn", queue), slog.Any("error", err))
+	case n > 0:
+		why := gaveWay(n, time.Since(start))
+		h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
+			slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))
+		give(why) // before decide: the drains waiting see the batch gave way
+		return unfinished
+	}
+	return nil
 }
 
 // mayGiveWay: every task left is on its first delivery and no sweep.

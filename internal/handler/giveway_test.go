@@ -93,7 +93,7 @@ func TestBatchGivesWayToWaitingMessages(t *testing.T) {
 	held := map[string]time.Duration{}
 	var mu sync.Mutex
 	h := New(Options{Actor: actor, Concurrency: 10,
-		GiveWay: GiveWay{After: time.Nanosecond, Every: time.Millisecond, Hold: 5 * time.Second, Waiting: q.Waiting},
+		GiveWay: GiveWay{After: time.Nanosecond, Hold: 5 * time.Second, Waiting: q.Waiting},
 		OnHold: func(_ context.Context, m events.SQSMessage, d time.Duration) {
 			mu.Lock()
 			held[m.MessageId] = d
@@ -129,7 +129,7 @@ func TestBatchDoesNotGiveWay(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			actor := &yieldingActor{release: make(chan struct{})}
-			q := &waitingQueue{waiting: c.waiting, calls: 3, asked: make(chan struct{})}
+			q := &waitingQueue{waiting: c.waiting, calls: 1, asked: make(chan struct{})}
 			if c.receiveCount == "2" {
 				q.calls = 1 << 30 // it must not even ask
 				go func() { close(actor.release) }()
@@ -137,7 +137,7 @@ func TestBatchDoesNotGiveWay(t *testing.T) {
 				go func() { <-q.asked; close(actor.release) }()
 			}
 			h := New(Options{Actor: actor, Concurrency: 10,
-				GiveWay: GiveWay{After: time.Nanosecond, Every: time.Millisecond, Hold: 5 * time.Second, Waiting: q.Waiting}})
+				GiveWay: GiveWay{After: time.Nanosecond, Hold: 5 * time.Second, Waiting: q.Waiting}})
 			resp, err := h.Handle(context.Background(), firstDelivery(3, c.receiveCount))
 			if err != nil {
 				t.Fatal(err)

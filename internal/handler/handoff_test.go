@@ -43,7 +43,7 @@ func TestBatchAsksOnceItsNodesAreCordoned(t *testing.T) {
 				go func() { <-q.asked; close(actor.release) }()
 			}
 			h := New(Options{Actor: actor, Concurrency: 10,
-				GiveWay: GiveWay{After: time.Hour, Every: time.Hour, Hold: 5 * time.Second, Waiting: q.Waiting}})
+				GiveWay: GiveWay{After: time.Hour, Hold: 5 * time.Second, Waiting: q.Waiting}})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			resp, err := h.Handle(ctx, firstDelivery(3, "1"))

@@ -225,16 +225,11 @@ func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *red
 }
 
 // Giving way: the queue is asked once a batch's nodes are cordoned
-// (DRAINPIPE_GIVE_WAY_AFTER at the latest), then every giveWayEvery while
-// its drains run, so a message arriving later waits a second at most for
-// an environment; and the records given back stay away giveWayHold (twice
-// that without a deadline), enough for the event source's pollers (always
-// receiving) to take the messages waiting first. Each question is one
-// GetQueueAttributes call, only while a batch on its first delivery runs.
-const (
-	giveWayEvery = time.Second
-	giveWayHold  = 5 * time.Second
-)
+// (DRAINPIPE_GIVE_WAY_AFTER at the latest), one GetQueueAttributes call
+// per batch on its first delivery, and the records given back stay away
+// giveWayHold (twice that without a deadline), enough for the event
+// source's pollers (always receiving) to take the messages waiting first.
+const giveWayHold = 5 * time.Second
 
 // giveWay configures the handler's giving way: off without a queue to ask
 // (sched nil), and when maxReceiveCount leaves fewer than two deliveries
@@ -244,5 +239,5 @@ func giveWay(cfg config.Config, sched *redeliver.Scheduler) handler.GiveWay {
 	if sched == nil || cfg.GiveWayAfter <= 0 || cfg.MaxReceiveCount < 3 {
 		return handler.GiveWay{}
 	}
-	return handler.GiveWay{After: cfg.GiveWayAfter, Every: giveWayEvery, Hold: giveWayHold, Waiting: sched.Waiting}
+	return handler.GiveWay{After: cfg.GiveWayAfter, Hold: giveWayHold, Waiting: sched.Waiting}
 }
