@@ -40,6 +40,8 @@ func valueParams(s awscdk.Stack, c *Construct, p Props) {
 				jsii.String("ScalingConfig.MaximumConcurrency"), mc.ValueAsNumber())
 		}
 	}
+	// The instances share the cluster's eviction rate among this many.
+	fn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_MAX_CONCURRENCY"), mc.ValueAsString())
 	if p.ReservedConcurrency == 0 {
 		// Reserved concurrency follows maxConcurrency unless set on its own.
 		fn.AddPropertyOverride(jsii.String("ReservedConcurrentExecutions"), mc.ValueAsNumber())

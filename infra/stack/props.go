@@ -235,7 +235,7 @@ func (a Actions) fields() []actionField {
 // reservedEnv reports whether the stack sets k from a dedicated prop.
 func reservedEnv(k string) bool {
 	switch k {
-	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_REQUIRED_TAG",
+	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_MAX_CONCURRENCY", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
 		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE",
 		"DRAINPIPE_METRICS_STACK", "DRAINPIPE_SNS_TOPICS":
@@ -252,7 +252,9 @@ func (p Props) managedEnv() map[string]string {
 		"DRAINPIPE_CLUSTERS":          strings.Join(p.Clusters, ","),
 		"DRAINPIPE_DRY_RUN":           fmt.Sprint(p.DryRun),
 		"DRAINPIPE_MAX_RECEIVE_COUNT": fmt.Sprint(p.MaxReceiveCount),
-		"DRAINPIPE_RETRY_DELAY":       fmt.Sprintf("%ds", int(p.RetryDelay/time.Second)),
+		// How many instances share the cluster's eviction rate.
+		"DRAINPIPE_MAX_CONCURRENCY": fmt.Sprint(p.MaxConcurrency),
+		"DRAINPIPE_RETRY_DELAY":     fmt.Sprintf("%ds", int(p.RetryDelay/time.Second)),
 	}
 	for _, f := range p.Actions.fields() {
 		if f.value != "" {

@@ -222,7 +222,7 @@ func TestFunction(t *testing.T) {
 			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
 			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true",` +
 			`"DRAINPIPE_LIFECYCLE_HOOK_NAMES":"drainpipe,drainpipe-launch","DRAINPIPE_LOG_LEVEL":"debug",` +
-			`"DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_METRICS_STACK":"Test","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
+			`"DRAINPIPE_MAX_CONCURRENCY":"10","DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_METRICS_STACK":"Test","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s","DRAINPIPE_SWEEP_RULE":"${Rule.Arn}","GOGC":"400"}}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

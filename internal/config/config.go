@@ -55,6 +55,11 @@ type Config struct {
 	EvictionConcurrency int
 	// RecordConcurrency caps instances handled at once per batch.
 	RecordConcurrency int
+	// ClusterEvictionRate is the eviction requests per second all function
+	// instances together send a cluster (0: unpaced); MaxConcurrency, the
+	// event source's maximum concurrency, is how many share it.
+	ClusterEvictionRate int
+	MaxConcurrency      int
 	// TaintEffect is the effect of the taint put on interrupted nodes.
 	TaintEffect string
 	// ExcludeFromLB labels interrupted nodes so load balancers stop
@@ -138,6 +143,8 @@ func Default() Config {
 		KubeBurst:           400,
 		EvictionConcurrency: 50,
 		RecordConcurrency:   10,
+		ClusterEvictionRate: 200,
+		MaxConcurrency:      10,
 		TaintEffect:         "NoSchedule",
 		ExcludeFromLB:       true,
 		EvictUnmanaged:      true,
@@ -196,6 +203,8 @@ func Load(getenv func(string) string) (Config, error) {
 	r.positiveInt("KUBE_BURST", &c.KubeBurst)
 	r.positiveInt("EVICTION_CONCURRENCY", &c.EvictionConcurrency)
 	r.positiveInt("RECORD_CONCURRENCY", &c.RecordConcurrency)
+	r.parse("CLUSTER_EVICTION_RATE", func(v string) (err error) { c.ClusterEvictionRate, err = parseRate(v); return err })
+	r.positiveInt("MAX_CONCURRENCY", &c.MaxConcurrency)
 	r.parse("TAINT_EFFECT", func(v string) (err error) { c.TaintEffect, err = parseTaintEffect(v); return err })
 	r.boolean("EXCLUDE_FROM_LB", &c.ExcludeFromLB)
 	r.boolean("EVICT_UNMANAGED", &c.EvictUnmanaged)

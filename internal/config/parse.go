@@ -166,3 +166,12 @@ func parseTaintEffect(v string) (string, error) {
 	}
 	return "", fmt.Errorf("want NoSchedule or PreferNoSchedule, got %q", v)
 }
+
+// parseRate reads a rate per second: 0 (off) to 100000.
+func parseRate(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 100000 {
+		return 0, fmt.Errorf("want requests per second from 0 (unpaced) to 100000, got %q", v)
+	}
+	return n, nil
+}

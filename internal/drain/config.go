@@ -45,7 +45,11 @@ const (
 // Config tunes the drainer. Start from DefaultConfig: zero numeric fields
 // take their defaults in New, but booleans are taken as given.
 type Config struct {
-	Concurrency    int    // eviction requests in flight per Run
+	Concurrency int // eviction requests in flight per Run
+	// Pace spaces eviction requests to the instance's share of the
+	// cluster's eviction rate, shared by every Run of one cluster; nil
+	// paces nothing.
+	Pace           *Pace
 	TaintEffect    string // NoSchedule (default when empty) or PreferNoSchedule; NoExecute is refused
 	ExcludeFromLB  bool   // label the node so load balancers drop it first
 	EvictUnmanaged bool   // evict pods without a controller (with a warning) instead of skipping them

@@ -159,6 +159,10 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
+			if err = r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero()); err != nil {
+				r.release()
+				return
+			}
 			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
 			err = r.sendEviction(ctx, t, grace)
 			out = classify(err)

@@ -18,27 +18,31 @@ var ErrGaveWay = errors.New("the batch gave way to messages waiting in its queue
 // MaximumConcurrency batches at once, each until its last drain ends: in a
 // wave larger than MaximumConcurrency × batch size, the nodes of the
 // batches left in the queue would be cordoned only once a batch ahead of
-// them ended, minutes later at scale, while their Spot deadlines run.
-// Giving way, they are cordoned within seconds; the nodes given back stay
-// cordoned, the evictions already issued go on, and each drain resumes on
-// its record's redelivery. Only a batch whose unfinished records are all on
-// their first delivery gives way, so it costs a record one delivery, once,
-// and never its last (the caller turns it off when the queue's
-// maxReceiveCount leaves fewer than two more).
+// them ended, minutes later at scale, while their Spot deadlines run. A
+// batch asks the queue as soon as each of its tasks has cordoned its node
+// (Cordoned) or ended, and its drains evict only once it has asked; when
+// messages wait it gives way before any eviction, and they are cordoned
+// within a second or two. The nodes given back stay cordoned and each
+// drain starts, or resumes, on its record's redelivery. Only a batch whose
+// unfinished records are all on their first delivery gives way, so it
+// costs a record one delivery, once, and never its last (the caller turns
+// it off when the queue's maxReceiveCount leaves fewer than two more).
 type GiveWay struct {
-	// After is how long a batch runs before it may give way (its drains'
-	// first evictions issued); 0 turns giving way off.
+	// After is the longest a batch runs before it first asks the queue,
+	// when some task never reports its node cordoned (a launch waiting for
+	// its node, a slow lookup); 0 turns giving way off.
 	After time.Duration
-	// Every is how often the queue is asked after that.
-	Every time.Duration
 	// Hold is how long the records given back stay away, so the waiting
-	// messages are received first; a task's RetryWithin caps it.
+	// messages are received first; a task's RetryWithin caps it. A record
+	// whose instances have no deadline (a hook that can wait) stays away
+	// twice as long, so the environments freed take the records racing a
+	// deadline first.
 	Hold time.Duration
 	// Waiting tells how many messages are visible in the queue.
 	Waiting func(ctx context.Context, queueARN string) (int, error)
 }
 
-func (g GiveWay) on() bool { return g.After > 0 && g.Every > 0 && g.Waiting != nil }
+func (g GiveWay) on() bool { return g.After > 0 && g.Waiting != nil }
 
 type yieldKey struct{}
 
@@ -65,43 +69,48 @@ func WithYield(ctx, yield context.Context) context.Context {
 
 func gaveWay(waiting int, after time.Duration) error {
 	return fmt.Errorf("%w (%d messages waiting after %s): the nodes stay cordoned and their drains resume on redelivery",
-		ErrGaveWay, waiting, after.Round(time.Second))
+		ErrGaveWay, waiting, after.Round(time.Millisecond))
 }
 
-// watch asks, from After on and every Every, whether messages wait in the
-// queue while the batch's unfinished tasks (open) are all on their first
-// delivery; when some do, it gives way and returns the tasks it gave back.
-// run calls it only for a batch that may give way.
-// It returns nil when ctx (the batch's wait) ends first.
-func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, give context.CancelCauseFunc) []int {
+// watch asks once whether messages wait in the queue: when every task
+// has cordoned its node or ended (ho.ready), or After at the latest, and
+// only while the batch's unfinished tasks (open) are all on their first
+// delivery. When some wait, it gives way and returns the tasks it gave
+// back; otherwise the batch drains to its end. It asks only once: later in
+// a wave, what waits is mostly records given back, already cordoned, and a
+// batch giving way to them would only restart its drains elsewhere. Its
+// answer, whatever it is, lets the drains waiting on Cordoned go on. run
+// calls it only for a batch that may give way. It returns nil when ctx
+// (the batch's wait) ends first.
+func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, ho *handoff, give context.CancelCauseFunc) []int {
+	defer ho.decide()
 	g := h.opts.GiveWay
 	start := time.Now()
 	t := time.NewTimer(g.After)
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		unfinished := open()
-		if len(unfinished) == 0 || !mayGiveWay(tasks, unfinished) {
-			return nil // a redelivered record runs to its end: the batch cannot end sooner
-		}
-		n, err := g.Waiting(ctx, queue)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
-				slog.String("queue_arn", queue), slog.Any("error", err))
-		case n > 0:
-			why := gaveWay(n, time.Since(start))
-			h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
-				slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))
-			give(why)
-			return unfinished
-		}
-		t.Reset(g.Every)
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-t.C:
+	case <-ho.ready:
 	}
+	unfinished := open()
+	if len(unfinished) == 0 || !mayGiveWay(tasks, unfinished) {
+		return nil // a redelivered record runs to its end: the batch cannot end sooner
+	}
+	n, err := g.Waiting(ctx, queue)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
+			slog.String("queue_arn", queue), slog.Any("error", err))
+	case n > 0:
+		why := gaveWay(n, time.Since(start))
+		h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
+			slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))
+		give(why) // before decide: the drains waiting see the batch gave way
+		return unfinished
+	}
+	return nil
 }
 
 // mayGiveWay: every task left is on its first delivery and no sweep.

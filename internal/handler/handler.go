@@ -116,7 +116,7 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})
-			after, within := comeBack(r, results, gave, h.opts.GiveWay.Hold)
+			after, within := comeBack(r, p.tasks, results, gave, h.opts.GiveWay.Hold)
 			if after > 0 && h.opts.OnHold != nil {
 				held = append(held, heldRecord{batch.Records[i], capHold(after, within)})
 			} else {

@@ -18,8 +18,10 @@ type heldRecord struct {
 // wants an ordinary retry, which must not wait; within is the smallest
 // Result.RetryWithin they set, zero when none did. Unfinished tasks set
 // neither: their actor had no say. A task the batch gave back (gave) holds
-// for at least giveWayHold: the messages it gave way to go first.
-func comeBack(r *record, results []taskResult, gave []int, giveWayHold time.Duration) (hold, within time.Duration) {
+// for at least giveWayHold, the messages it gave way to go first, and for
+// twice that when its instance has no deadline: the records racing one
+// come back, and take the environments freed, first.
+func comeBack(r *record, tasks []Task, results []taskResult, gave []int, giveWayHold time.Duration) (hold, within time.Duration) {
 	ordinary := false
 	for _, i := range r.tasks {
 		res := results[i]
@@ -28,7 +30,11 @@ func comeBack(r *record, results []taskResult, gave []int, giveWayHold time.Dura
 		}
 		within = SoonerWithin(within, res.RetryWithin)
 		if slices.Contains(gave, i) {
-			res.HoldFor = max(res.HoldFor, giveWayHold)
+			g := giveWayHold
+			if !hasDeadline(tasks[i]) {
+				g *= 2
+			}
+			res.HoldFor = max(res.HoldFor, g)
 		}
 		if res.HoldFor <= 0 {
 			ordinary = true
@@ -39,4 +45,15 @@ func comeBack(r *record, results []taskResult, gave []int, giveWayHold time.Dura
 		hold = 0
 	}
 	return hold, within
+}
+
+// hasDeadline reports whether any of t's interruptions says when its
+// instance goes (a Spot warning, a scheduled event, a reservation's end).
+func hasDeadline(t Task) bool {
+	for _, in := range t.Interruptions {
+		if !in.Deadline.IsZero() {
+			return true
+		}
+	}
+	return false
 }

@@ -39,7 +39,9 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	// pipeline merges it into every drain's budget.
 	giving := h.opts.GiveWay.on() && queue != ""
 	var give context.CancelCauseFunc
+	var ho *handoff
 	if giving {
+		ho = newHandoff(len(tasks))
 		var yield context.Context
 		yield, give = context.WithCancelCause(context.Background())
 		defer give(nil)
@@ -61,7 +63,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	go func() {
 		defer close(allDone)
 	start:
-		for i := range tasks {
+		for _, i := range deadlinesFirst(tasks) {
 			select {
 			case sem <- struct{}{}:
 			case <-actCtx.Done():
@@ -71,10 +73,17 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				r := h.act(actCtx, tasks[i])
+				tctx := actCtx
+				if ho != nil {
+					tctx = withCordoned(actCtx, ho, i)
+				}
+				r := h.act(tctx, tasks[i])
 				mu.Lock()
 				results[i] = taskResult{Result: r, finished: true, end: time.Now()}
 				mu.Unlock()
+				if ho != nil {
+					ho.settle(i)
+				}
 			}()
 		}
 		wg.Wait()
@@ -95,7 +104,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	if giving {
 		go func() {
 			defer close(watched)
-			gave = h.watch(watchCtx, queue, tasks, open, give)
+			gave = h.watch(watchCtx, queue, tasks, open, ho, give)
 		}()
 	} else {
 		close(watched)
@@ -129,4 +138,20 @@ func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", context.Cause(y))}
 	}
 	return h.dispatch(ctx, t)
+}
+
+// deadlinesFirst is the order tasks are dispatched in: those whose
+// instance has a deadline (a Spot warning, a scheduled event) before
+// those that can wait (a terminate hook), each in the batch's order, so
+// that with fewer slots than tasks the deadlines take the first ones.
+func deadlinesFirst(tasks []Task) []int {
+	order := make([]int, 0, len(tasks))
+	for _, first := range []bool{true, false} {
+		for i, t := range tasks {
+			if hasDeadline(t) == first {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
 }

@@ -112,6 +112,7 @@ func NewActors(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Opti
 	if err != nil {
 		return Actors{}, fmt.Errorf("observing: %w", err)
 	}
+	paces := newPaces(cfg.ClusterEvictionRate, cfg.MaxConcurrency)
 	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
 	hooks := lifecycle.New(autoscaling.NewFromConfig(awsCfg))
 	actor, err := pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
@@ -120,7 +121,9 @@ func NewActors(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Opti
 		FindNode:  nodemap.Find,
 		NodeOf:    nodemap.Node,
 		NewDrainer: func(k kubernetes.Interface) pipeline.Drainer {
-			return obs.drainer(k, dcfg, log)
+			c := dcfg
+			c.Pace = paces.of(k)
+			return obs.drainer(k, c, log)
 		},
 		Hooks:    hooks,
 		Recorder: obs.recorder,
@@ -243,14 +246,12 @@ func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *red
 	return redeliver.New(queue, cfg.RetryDelay, log)
 }
 
-// Giving way: the queue is asked every giveWayEvery once a batch has run
-// DRAINPIPE_GIVE_WAY_AFTER, and the records given back stay away
-// giveWayHold, enough for the event source's pollers (always receiving)
-// to take the messages waiting first.
-const (
-	giveWayEvery = 5 * time.Second
-	giveWayHold  = 5 * time.Second
-)
+// Giving way: the queue is asked once a batch's nodes are cordoned
+// (DRAINPIPE_GIVE_WAY_AFTER at the latest), one GetQueueAttributes call
+// per batch on its first delivery, and the records given back stay away
+// giveWayHold (twice that without a deadline), enough for the event
+// source's pollers (always receiving) to take the messages waiting first.
+const giveWayHold = 5 * time.Second
 
 // giveWay configures the handler's giving way: off without a queue to ask
 // (sched nil), and when maxReceiveCount leaves fewer than two deliveries
@@ -260,5 +261,5 @@ func giveWay(cfg config.Config, sched *redeliver.Scheduler) handler.GiveWay {
 	if sched == nil || cfg.GiveWayAfter <= 0 || cfg.MaxReceiveCount < 3 {
 		return handler.GiveWay{}
 	}
-	return handler.GiveWay{After: cfg.GiveWayAfter, Every: giveWayEvery, Hold: giveWayHold, Waiting: sched.Waiting}
+	return handler.GiveWay{After: cfg.GiveWayAfter, Hold: giveWayHold, Waiting: sched.Waiting}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/drainpipe/drainpipe/internal/handler"
 )
 
 // cordonFirstWait is the longest a task's evictions wait for the rest of
@@ -120,17 +122,20 @@ func (gs *gates) leave(id string) {
 }
 
 // afterCordon is the drain request's AfterCordon for id: it says id has
-// cordoned, then waits for the rest of the batch, cordonFirstWait at
-// most, or until ctx ends; a wave's batch then holds until
-// waveHold after its last cordon (a.waveWait). Nil without a gate.
+// cordoned, then waits for the rest of the batch, cordonFirstWait at most,
+// or until ctx ends, then for the batch to decide whether it gives way
+// (handOff); a wave's batch then holds until waveHold after its last
+// cordon (a.waveWait). Without a gate it only hands off.
 func (a *Actor) afterCordon(id string) func(context.Context) {
 	g := a.gates.get(id)
 	if g == nil {
-		return nil
+		return func(ctx context.Context) { handOff(ctx, handler.Cordoned(ctx)) }
 	}
 	return func(ctx context.Context) {
 		g.arrive(id)
+		decided := handler.Cordoned(ctx)
 		defer func() {
+			handOff(ctx, decided)
 			if at, ok := g.cordonedAt(); ok && g.wave {
 				a.waveWait(ctx, at.Add(waveHold))
 			}
@@ -155,6 +160,27 @@ func (g *batchGate) wait(ctx context.Context, timeout <-chan time.Time) {
 	select {
 	case <-g.all:
 	case <-timeout:
+	case <-ctx.Done():
+	}
+}
+
+// handOff waits, cordonFirstWait at most, until the task's batch has
+// decided whether it gives way to messages waiting in its queue (decided,
+// from handler.Cordoned): when it does, ctx ends before any eviction, and
+// the drain starts on the record's redelivery instead of being cut short
+// in the middle. The bound is in real time: a batch whose other tasks
+// never cordon (a launch waiting for its node) decides only later.
+func handOff(ctx context.Context, decided <-chan struct{}) {
+	select {
+	case <-decided:
+		return
+	default:
+	}
+	t := time.NewTimer(cordonFirstWait)
+	defer t.Stop()
+	select {
+	case <-decided:
+	case <-t.C:
 	case <-ctx.Done():
 	}
 }

@@ -43,6 +43,8 @@ func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req dr
 		return ignored(whyNotPending)
 	case err != nil && isNotFound(err):
 		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
+	case err != nil && errors.Is(context.Cause(dctx), handler.ErrGaveWay):
+		return retry(fmt.Sprintf("node %s cordoned, its drain left to the redelivery: %v", req.Node, context.Cause(dctx)))
 	case err != nil:
 		return retry(fmt.Sprintf("draining node %s: %v", req.Node, err))
 	case rep.Done && !req.Evict:

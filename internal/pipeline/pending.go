@@ -52,16 +52,11 @@ func (c *pendingCheck) wait(ctx context.Context) error {
 }
 
 // beforeEvictions is the drain request's AfterCordon: the batch's gate
-// (afterCordon), then the check. Nil when there is neither.
+// and hand-off (afterCordon), then the check.
 func (a *Actor) beforeEvictions(id string, check *pendingCheck) func(context.Context) error {
 	gate := a.afterCordon(id)
-	if gate == nil && check == nil {
-		return nil
-	}
 	return func(ctx context.Context) error {
-		if gate != nil {
-			gate(ctx)
-		}
+		gate(ctx)
 		if check == nil {
 			return nil
 		}

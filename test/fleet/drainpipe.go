@@ -85,6 +85,7 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	env := append([]string{
 		"DRAINPIPE_CLUSTERS=" + fn.Cluster,
 		"DRAINPIPE_MAX_RECEIVE_COUNT=" + strconv.Itoa(fn.MaxReceiveCount),
+		"DRAINPIPE_MAX_CONCURRENCY=" + strconv.Itoa(fn.MaxConcurrency), // as the stack sets it
 		"AWS_DEFAULT_REGION=" + awsfake.Region,
 		"AWS_ENDPOINT_URL=" + fake.URL(),
 	}, fake.Env()...) // endpoints, region and credentials: the fake verifies signatures

@@ -1,0 +1,126 @@
+package drain
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Pace spaces a function instance's eviction requests to its share of
+// the cluster's eviction rate: every instance the event source runs at
+// once evicts at the cluster's rate divided by their number, so all of
+// them together stay within what the control plane is meant to take
+// (deploy/flowcontrol.yaml queues a burst; a sustained excess is answered
+// 429 and starves the level's other tenants). When requests wait, those
+// of drains racing a deadline (Spot, a scheduled event, a reservation's
+// end) go before those of drains that can wait (a terminate hook). It is
+// safe for concurrent use; nil paces nothing.
+type Pace struct {
+	every time.Duration // one request per every
+	burst int
+	clock paceClock
+
+	mu      sync.Mutex
+	tat     time.Time // when the bucket would be full again (GCRA's theoretical arrival time)
+	waiting [2][]*paceWaiter
+}
+
+// paceClock is the time a Pace keeps: real, or a test's.
+type paceClock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+type paceWaiter struct {
+	granted chan struct{}
+}
+
+// NewPace paces a share of clusterRate (requests per second) among
+// instances function instances: rate clusterRate/instances, with a burst
+// of one second of it (at least one request). It returns nil, pacing
+// nothing, for a rate of 0.
+func NewPace(clusterRate float64, instances int) *Pace {
+	return newPace(clusterRate, instances, realClock{})
+}
+
+func newPace(clusterRate float64, instances int, c paceClock) *Pace {
+	if clusterRate <= 0 || instances <= 0 {
+		return nil
+	}
+	rate := clusterRate / float64(instances)
+	return &Pace{every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c}
+}
+
+// Wait returns once the request may go, or with ctx's error; urgent
+// requests go before the others waiting.
+func (p *Pace) Wait(ctx context.Context, urgent bool) error {
+	if p == nil {
+		return nil
+	}
+	w := &paceWaiter{granted: make(chan struct{})}
+	prio := 1
+	if urgent {
+		prio = 0
+	}
+	p.mu.Lock()
+	p.waiting[prio] = append(p.waiting[prio], w)
+	next := p.serveLocked(p.clock.Now())
+	p.mu.Unlock()
+	for {
+		var wake <-chan time.Time
+		if !next.IsZero() {
+			wake = p.clock.After(next.Sub(p.clock.Now()))
+		}
+		select {
+		case <-w.granted:
+			return nil
+		case <-ctx.Done():
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			select {
+			case <-w.granted:
+				return nil // granted meanwhile: the token is spent, use it
+			default:
+			}
+			p.waiting[prio] = slices.DeleteFunc(p.waiting[prio], func(o *paceWaiter) bool { return o == w })
+			return ctx.Err()
+		case <-wake:
+		}
+		p.mu.Lock()
+		next = p.serveLocked(p.clock.Now())
+		p.mu.Unlock()
+	}
+}
+
+// serveLocked grants the tokens available at now to the waiters, urgent
+// ones first, and returns when the next token frees (zero when none
+// waits). p.mu must be held.
+func (p *Pace) serveLocked(now time.Time) time.Time {
+	for {
+		q := 0
+		if len(p.waiting[0]) == 0 {
+			q = 1
+		}
+		if len(p.waiting[q]) == 0 {
+			return time.Time{}
+		}
+		tat := p.tat
+		if tat.Before(now) {
+			tat = now
+		}
+		// A token is free while the bucket is less than full: tat at most
+		// burst-1 intervals ahead of now.
+		if free := now.Add(time.Duration(p.burst-1) * p.every); tat.After(free) {
+			return tat.Add(-time.Duration(p.burst-1) * p.every)
+		}
+		p.tat = tat.Add(p.every)
+		close(p.waiting[q][0].granted)
+		p.waiting[q] = p.waiting[q][1:]
+	}
+}

@@ -1,0 +1,105 @@
+package drain
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// take asks p for one request at now without waiting: whether it may go.
+func take(p *Pace, now time.Time, urgent bool) bool {
+	w := &paceWaiter{granted: make(chan struct{})}
+	q := 1
+	if urgent {
+		q = 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting[q] = append(p.waiting[q], w)
+	p.serveLocked(now)
+	select {
+	case <-w.granted:
+		return true
+	default:
+		p.waiting[q] = p.waiting[q][:len(p.waiting[q])-1]
+		return false
+	}
+}
+
+// However many instances the event source runs, their evictions together
+// keep to the cluster's rate: over any span T, at most rate × T plus one
+// second's burst (at least one request per instance), each instance asking
+// as fast as it can.
+func TestPaceSumKeepsTheClusterRate(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	for _, c := range []struct{ rate, instances int }{{200, 1}, {200, 10}, {200, 3}, {200, 200}, {1000, 10}, {50, 1000}} {
+		paces := make([]*Pace, c.instances)
+		for i := range paces {
+			paces[i] = newPace(float64(c.rate), c.instances, realClock{})
+		}
+		const span = 10 * time.Second
+		sent := 0
+		for now := t0; now.Before(t0.Add(span)); now = now.Add(5 * time.Millisecond) {
+			for _, p := range paces {
+				for take(p, now, false) {
+					sent++
+				}
+			}
+		}
+		most := c.rate*int(span/time.Second) + max(c.rate, c.instances)
+		if sent > most {
+			t.Errorf("rate %d over %d instances: %d requests in %s, want at most %d", c.rate, c.instances, sent, span, most)
+		}
+		if least := c.rate * int(span/time.Second) * 9 / 10; sent < least && c.rate >= c.instances {
+			t.Errorf("rate %d over %d instances: %d requests in %s, want about %d", c.rate, c.instances, sent, span, least)
+		}
+	}
+}
+
+// When requests wait, a drain racing a deadline goes first: the token
+// that frees goes to the urgent request queued after the other.
+func TestPaceDeadlinesFirst(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	p := newPace(1, 1, realClock{})
+	if !take(p, t0, false) {
+		t.Fatal("the first request waited")
+	}
+	later := &paceWaiter{granted: make(chan struct{})}
+	urgent := &paceWaiter{granted: make(chan struct{})}
+	p.mu.Lock()
+	p.waiting[1] = append(p.waiting[1], later)
+	p.waiting[0] = append(p.waiting[0], urgent)
+	p.serveLocked(t0.Add(time.Second))
+	p.mu.Unlock()
+	select {
+	case <-urgent.granted:
+	default:
+		t.Error("the urgent request still waits")
+	}
+	select {
+	case <-later.granted:
+		t.Error("the request that can wait went with the urgent one's token")
+	default:
+	}
+}
+
+// A request whose drain stops gives its place up: it does not hold the
+// others' tokens.
+func TestPaceWaitEndsWithItsDrain(t *testing.T) {
+	p := newPace(1, 3600, realClock{}) // one request an hour
+	if err := p.Wait(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Wait(ctx, true); err == nil {
+		t.Error("a request went past an empty bucket")
+	}
+	if n := len(p.waiting[0]) + len(p.waiting[1]); n != 0 {
+		t.Errorf("%d requests left waiting", n)
+	}
+	var none *Pace
+	if err := none.Wait(ctx, false); err != nil {
+		t.Errorf("a nil pace held a request: %v", err)
+	}
+}
