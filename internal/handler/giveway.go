@@ -38,6 +38,12 @@ type GiveWay struct {
 	// twice as long, so the environments freed take the records racing a
 	// deadline first.
 	Hold time.Duration
+	// FirstPass is how long a batch about to give way lets its drains
+	// evict first: an eviction sent goes on after the invocation ends, so
+	// the pods of a node given back leave it while its record waits for
+	// an environment, as they must before a Spot deadline. 0 gives way
+	// before any eviction.
+	FirstPass time.Duration
 	// Waiting tells how many messages are visible in the queue.
 	Waiting func(ctx context.Context, queueARN string) (int, error)
 }
@@ -104,6 +110,19 @@ func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open fu
 		h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
 			slog.String("queue_arn", queue), slog.Any("error", err))
 	case n > 0:
+		if g.FirstPass > 0 {
+			ho.decide() // the drains send their first evictions before the records go back
+			pass := time.NewTimer(g.FirstPass)
+			defer pass.Stop()
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-pass.C:
+			}
+			if unfinished = open(); len(unfinished) == 0 {
+				return nil
+			}
+		}
 		why := gaveWay(n, time.Since(start))
 		h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
 			slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))

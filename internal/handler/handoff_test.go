@@ -12,16 +12,24 @@ import (
 
 // cordoningActor cordons (Cordoned), waits for its batch's decision, and
 // then drains until released; it reports what the decision was.
-type cordoningActor struct{ release chan struct{} }
+type cordoningActor struct {
+	release  chan struct{}
+	evicting chan struct{} // told when a drain starts evicting, when set
+}
 
 func (a *cordoningActor) Act(ctx context.Context, _ Task) Result {
 	<-Cordoned(ctx)
 	if errors.Is(context.Cause(Yielding(ctx)), ErrGaveWay) {
 		return Result{Status: StatusRetry, Reason: "gave way before evicting"}
 	}
+	if a.evicting != nil {
+		a.evicting <- struct{}{}
+	}
 	select {
 	case <-a.release:
 		return Result{Status: StatusDone, Reason: "drained"}
+	case <-Yielding(ctx).Done():
+		return Result{Status: StatusRetry, Reason: "gave way after its first evictions"}
 	case <-ctx.Done():
 		return Result{Status: StatusRetry, Reason: "deadline"}
 	}
@@ -54,6 +62,25 @@ func TestBatchAsksOnceItsNodesAreCordoned(t *testing.T) {
 				t.Errorf("%d records retried after %d questions; want %d after one", len(resp.BatchItemFailures), q.n, c.retried)
 			}
 		})
+	}
+}
+
+// With a first pass, a batch that gives way lets every drain evict first,
+// and only then hands the records back: the pods of the nodes given back
+// leave them while their records wait.
+func TestBatchGivingWayEvictsFirst(t *testing.T) {
+	actor := &cordoningActor{release: make(chan struct{}), evicting: make(chan struct{}, 3)}
+	q := &waitingQueue{waiting: 4, calls: 1, asked: make(chan struct{})}
+	h := New(Options{Actor: actor, Concurrency: 10,
+		GiveWay: GiveWay{After: time.Hour, Hold: 5 * time.Second, FirstPass: time.Millisecond, Waiting: q.Waiting}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := h.Handle(ctx, firstDelivery(3, "1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 3 || len(actor.evicting) != 3 {
+		t.Errorf("%d records retried, %d drains evicted first; want 3 and 3", len(resp.BatchItemFailures), len(actor.evicting))
 	}
 }
 

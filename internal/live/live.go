@@ -253,6 +253,12 @@ func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *red
 // source's pollers (always receiving) to take the messages waiting first.
 const giveWayHold = 5 * time.Second
 
+// giveWayFirstPass is how long a batch that gives way evicts first: long
+// enough for a batch's first evictions at its share of the cluster's pace
+// (DRAINPIPE_CLUSTER_EVICTION_RATE), short enough that the batches waiting
+// behind it are cordoned within seconds.
+const giveWayFirstPass = 2 * time.Second
+
 // giveWay configures the handler's giving way: off without a queue to ask
 // (sched nil), and when maxReceiveCount leaves fewer than two deliveries
 // after the first, since the one given back would be the last, which
@@ -261,5 +267,5 @@ func giveWay(cfg config.Config, sched *redeliver.Scheduler) handler.GiveWay {
 	if sched == nil || cfg.GiveWayAfter <= 0 || cfg.MaxReceiveCount < 3 {
 		return handler.GiveWay{}
 	}
-	return handler.GiveWay{After: cfg.GiveWayAfter, Hold: giveWayHold, Waiting: sched.Waiting}
+	return handler.GiveWay{After: cfg.GiveWayAfter, Hold: giveWayHold, FirstPass: giveWayFirstPass, Waiting: sched.Waiting}
 }

@@ -12,10 +12,10 @@ import (
 // TestWaveWiderThanTheEventSource runs a wave three times wider than the
 // event source takes at once (18 records, two environments, batches of
 // three), with the function's defaults. Every node must be cordoned before
-// any node is drained: an environment holds its batch only until its nodes
-// are cordoned, then hands the drains to the records' redeliveries when
-// messages wait behind it. An ordering, never a timing; the invariants of
-// every wave hold too. It logs what the ordering costs: invocations, SQS
+// any batch is drained to its end: an environment holds its batch only
+// until its nodes are cordoned and their first evictions sent, then hands
+// the drains to the records' redeliveries when messages wait behind it. An
+// ordering, never a timing; the invariants of every wave hold too. It logs what the ordering costs: invocations, SQS
 // and Kubernetes requests.
 func TestWaveWiderThanTheEventSource(t *testing.T) {
 	ctx, root, bootstrap := fleet.StartTest(t, 5*time.Minute)
@@ -31,7 +31,7 @@ func TestWaveWiderThanTheEventSource(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r.Observer.Start()
+	zero := r.Observer.Start()
 	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queue)
 	if err != nil {
 		t.Fatal(err)
@@ -40,18 +40,26 @@ func TestWaveWiderThanTheEventSource(t *testing.T) {
 	r.CheckWave(t, dp, sent)
 
 	var lastCordon, firstDrain time.Duration
-	var lastCordoned, firstDrained string
+	var lastCordoned string
 	for node, tm := range r.Observer.Times() {
 		if tm.Cordoned > lastCordon {
 			lastCordon, lastCordoned = tm.Cordoned, node
 		}
 		if tm.Drained != 0 && (firstDrain == 0 || tm.Drained < firstDrain) {
-			firstDrain, firstDrained = tm.Drained, node
+			firstDrain = tm.Drained
 		}
 	}
-	if firstDrain < lastCordon {
-		t.Errorf("node %s drained (%s) before node %s was cordoned (%s): a cordon waited for another node's drain",
-			firstDrained, firstDrain.Round(time.Millisecond), lastCordoned, lastCordon.Round(time.Millisecond))
+	// The first invocation that drained its whole batch: a cordon after
+	// its end waited for a drain.
+	var firstWhole time.Time
+	for _, inv := range dp.Mapping.Invocations() {
+		if end := inv.Start.Add(inv.Duration); inv.Messages > 0 && inv.Failed == 0 && inv.Outcome == "ok" && (firstWhole.IsZero() || end.Before(firstWhole)) {
+			firstWhole = end
+		}
+	}
+	if cordonedAt := zero.Add(lastCordon); !firstWhole.IsZero() && cordonedAt.After(firstWhole) {
+		t.Errorf("node %s was cordoned (%s) after an environment had drained a whole batch: a cordon waited for other nodes' drains",
+			lastCordoned, lastCordon.Round(time.Millisecond))
 	}
 
 	after, _, err := fleet.FlowCounts(ctx, r.Admin)
