@@ -149,7 +149,7 @@ func TestBatchLineCountsOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var line struct {
-		Msg                                              string
+		Msg                                            string
 		Records, Tasks, Done, Ignored, Rejected, Retry int
 	}
 	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
