@@ -225,3 +225,50 @@ func TestOrdinaryRetryBeatsAHold(t *testing.T) {
 		t.Errorf("held %d, retried %+v; want the record retried, not held", held, retried)
 	}
 }
+
+// A record of one task gives that task's reason as it is; a record of
+// several names each task's instance.
+func TestRecordReasonExactly(t *testing.T) {
+	actor := &recordingActor{answers: map[string]Result{
+		"i-1234567890abcdef0": {Status: StatusDone, Reason: "drained"},
+		"i-0aaaa1111bbbb2222": {Status: StatusDone, Reason: "drained"},
+		"i-0cccc3333dddd4444": {Status: StatusIgnored, Reason: "not ours"},
+		"i-12345678":          {Status: StatusDone},
+		"i-0abcd1111abcd1111": {Status: StatusIgnored, Reason: "not mine"},
+	}}
+	var logs bytes.Buffer
+	h := New(Options{Actor: actor, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if _, err := h.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
+		msg("spot", body(t, "eventbridge-spot-interruption.json"), "1"),
+		msg("health", body(t, "eventbridge-health-scheduled-change.json"), "1"),
+		msg("stopping", body(t, "eventbridge-state-change-stopping.json"), "1"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := recordLines(t, &logs)
+	if l := lines["stopping"]; l.Outcome != "ignored" || l.Reason != "not mine" {
+		t.Errorf("ignored task's record: %q, %q; want ignored, %q", l.Outcome, l.Reason, "not mine")
+	}
+	if got := lines["spot"].Reason; got != "drained" {
+		t.Errorf("one task's record: reason %q, want %q", got, "drained")
+	}
+	// Done beats ignored; a done task without a reason says done.
+	if got, want := lines["health"].Reason, "i-0aaaa1111bbbb2222: drained; i-12345678: done"; got != want {
+		t.Errorf("several tasks' record: reason %q, want %q", got, want)
+	}
+}
+
+func TestSentTime(t *testing.T) {
+	for raw, want := range map[string]time.Time{
+		"":              {},
+		"0":             {},
+		"-5":            {},
+		"x":             {},
+		"1":             time.UnixMilli(1),
+		"1764000000000": time.UnixMilli(1764000000000),
+	} {
+		if got := sentTime(events.SQSMessage{Attributes: map[string]string{"SentTimestamp": raw}}); !got.Equal(want) {
+			t.Errorf("sentTime(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
