@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,5 +272,53 @@ func TestSentTime(t *testing.T) {
 		if got := sentTime(events.SQSMessage{Attributes: map[string]string{"SentTimestamp": raw}}); !got.Equal(want) {
 			t.Errorf("sentTime(%q) = %v, want %v", raw, got, want)
 		}
+	}
+}
+
+// The batch waits for its tasks until half the reserve before the
+// invocation's deadline (the tasks themselves end at the whole reserve):
+// the give-way watch asks within that wait. An unreadable queue, or one
+// with nothing waiting, does not make the batch give way.
+func TestBatchWaitEndsAtHalfTheReserve(t *testing.T) {
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var (
+		mu        sync.Mutex
+		deadlines []time.Time
+		asks      int
+	)
+	waiting := func(ctx context.Context, _ string) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		dl, _ := ctx.Deadline()
+		deadlines = append(deadlines, dl)
+		asks++
+		switch asks {
+		case 1:
+			return 0, errors.New("queue unreadable")
+		case 2:
+			return 0, nil
+		}
+		return 1, nil
+	}
+	var logs bytes.Buffer
+	actor := &yieldingActor{release: make(chan struct{})}
+	h := New(Options{Actor: actor, DeadlineReserve: 20 * time.Minute, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+		GiveWay: GiveWay{After: time.Nanosecond, Every: time.Nanosecond, Waiting: waiting}})
+	resp, err := h.Handle(ctx, firstDelivery(1, "1"))
+	if err != nil || len(resp.BatchItemFailures) != 1 || actor.yielded != 1 {
+		t.Fatalf("Handle = %v, %v with %d yielded; want the record given back", resp, err, actor.yielded)
+	}
+	if asks != 3 {
+		t.Errorf("asked %d times, want 3: an error and an empty queue do not give way", asks)
+	}
+	for _, dl := range deadlines {
+		if want := deadline.Add(-10 * time.Minute); !dl.Equal(want) {
+			t.Errorf("watch deadline %v, want half the reserve before the invocation's: %v", dl, want)
+		}
+	}
+	if n := strings.Count(logs.String(), "cannot tell whether messages wait"); n != 1 {
+		t.Errorf("%d warnings of an unreadable queue, want 1", n)
 	}
 }
