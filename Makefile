@@ -178,9 +178,10 @@ MUTATION_PKGS ?= event policy lifecycle group handler config sweep
 # The floors every package must reach (percent).
 MUTATION_EFFICACY ?= 90
 MUTATION_COVERAGE ?= 85
-# Each mutant runs its package's unit tests (-short: no control plane started per mutant; no vet
+# Each mutant runs its package's unit tests (-short: no control plane started per mutant; -count=1: the
+# coverage run, which sets the timeout, is not a cached result; no vet
 # and no DWARF, which only slow each mutant's build).
-MUTATION_GOFLAGS ?= -short -vet=off -ldflags=-w
+MUTATION_GOFLAGS ?= -short -count=1 -vet=off -ldflags=-w
 # A mutant's tests time out at this many times the package's coverage run; raise it on a busy machine,
 # where a slow build would otherwise count as a timeout.
 MUTATION_TIMEOUT_COEFFICIENT ?= 3
