@@ -100,3 +100,18 @@ func TestCachedTimeoutFreshness(t *testing.T) {
 		}
 	}
 }
+
+// A lookup cut short by its caller's own deadline is not remembered: the
+// next caller asks Auto Scaling afresh.
+func TestOwnDeadlineIsNotCached(t *testing.T) {
+	c, fake, ctx := setup(t)
+	fake.AddLifecycleHook(awsfake.LifecycleHook{ASG: "g", Name: "h", HeartbeatTimeout: 45 * time.Second})
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.HeartbeatTimeout(done, "g", "h"); err == nil {
+		t.Fatal("HeartbeatTimeout with its context ended: no error")
+	}
+	if d, err := c.HeartbeatTimeout(ctx, "g", "h"); err != nil || d != 45*time.Second {
+		t.Errorf("HeartbeatTimeout after a cancelled lookup = %s, %v; want 45s", d, err)
+	}
+}
