@@ -141,7 +141,7 @@ bench: sandbox-build ## drain benchmark on the sandbox: Drainpipe vs kubectl dra
 
 # Defaults fit a 2-core machine; e.g. WAVE_ARGS='-nodes 500 -spot 0.3' for more.
 WAVE_ARGS ?=
-bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs an NTH-style peer vs the limit (~15 min)
+bench-wave: sandbox-build build-local ## spot wave on a 200-node fleet: Drainpipe (event source + real bootstraps) vs the references and an NTH-style peer (~25 min; docs/performance.md#reproducing)
 	$(GO) run ./test/bench/wave -bootstrap $(DIST)/local/bootstrap $(WAVE_ARGS)
 
 chaos: sandbox-build build-local ## fault matrix: twelve faults injected into waves on the fleet rig, a table and the invariants (~15 min; CHAOS_ARGS='-run name,name -nodes N')

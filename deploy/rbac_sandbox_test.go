@@ -140,7 +140,7 @@ func TestRBACIsEnoughToDrain(t *testing.T) {
 // than rbac.yaml's Role: leases in namespace drainpipe only.
 func TestRBACIsEnoughForDrainSlots(t *testing.T) {
 	ctx, env, client := rbacScene(t)
-	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{Labels: map[string]string{group.NodePoolLabel: "rbac-" + env.Pool}})
+	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{Labels: map[string]string{drain.KarpenterNodePoolLabel: "rbac-" + env.Pool}})
 
 	// A percentage: the group counted with one LIST of its nodes.
 	l := group.New(group.Config{Max: group.Limit{Percent: 50}, Namespace: group.DefaultNamespace}, nil)

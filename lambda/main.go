@@ -53,14 +53,17 @@ func run() int {
 	// A dry run touches nothing, the queue included: its records are
 	// retried only when the invocation runs out of time.
 	var actor handler.Actor = handler.DryRun{Log: log}
+	var sweeper handler.Sweeper
 	var queue redeliver.API
 	if !cfg.DryRun {
-		if actor, queue, err = newActor(ctx, cfg, log, m); err != nil {
+		var acts live.Actors
+		if acts, queue, err = newActors(ctx, cfg, log, m); err != nil {
 			log.Error("initialising", "error", err)
 			return 1
 		}
+		actor, sweeper = acts.Pipeline, acts.Sweep
 	}
-	h := live.NewHandler(cfg, actor, log, m, queue)
+	h := live.NewHandler(cfg, actor, sweeper, log, m, queue)
 	v := version.Get()
 	log.Info("started", "version", v.Version, "commit", v.Commit, "go", v.Go, "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
 	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
@@ -74,18 +77,18 @@ func run() int {
 	return 1
 }
 
-// newActor builds the live actor (EC2 lookup, EKS or kubeconfig clients,
-// drain, lifecycle hooks) and the SQS client that hastens redeliveries,
-// once per cold start, from one AWS configuration.
-func newActor(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (handler.Actor, redeliver.API, error) {
+// newActors builds the live actor (EC2 lookup, EKS or kubeconfig clients,
+// drain, lifecycle hooks), the sweep on it, and the SQS client that
+// hastens redeliveries, once per cold start, from one AWS configuration.
+func newActors(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (live.Actors, redeliver.API, error) {
 	awsCfg, err := live.AWSConfig(ctx)
 	if err != nil {
-		return nil, nil, err
+		return live.Actors{}, nil, err
 	}
 	awsCfg.Logger = live.SDKLogger(log) // the SDK's own lines as JSON too, like every other line
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{Metrics: m})
+	acts, err := live.NewActors(cfg, awsCfg, log, live.Options{Metrics: m})
 	if err != nil {
-		return nil, nil, err
+		return live.Actors{}, nil, err
 	}
-	return actor, sqs.NewFromConfig(awsCfg), nil
+	return acts, sqs.NewFromConfig(awsCfg), nil
 }

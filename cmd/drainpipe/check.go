@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/eks"
-	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/preflight"
 )
 
@@ -116,42 +115,39 @@ func checkCmd(ctx context.Context, c cli, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(c.Stderr, "drainpipe check: "+strings.ReplaceAll(format, "\n", "\ndrainpipe check: ")+"\n", a...)
-		return code
-	}
+	s, _ := start(c, "check", startSpec{})
+	defer s.end()
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	awsCfg, err := regionalAWSConfig(ctx)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
-	rep, code := resolveStack(ctx, c, f, awsCfg)
-	if code >= 0 {
+	if code := s.connect(ctx); code >= 0 {
 		return code
 	}
-	gatherReport(ctx, &rep, f, awsCfg)
+	rep, err := resolveStack(ctx, c, f, s.aws)
+	if err != nil {
+		return s.fail(exitCode(err), err)
+	}
+	gatherReport(ctx, &rep, f, s.aws)
 	if err := printReport(c.Stdout, rep, f.output == "json"); err != nil {
-		return fail(exitFail, "writing: %v", err)
+		return s.failf(exitFail, "writing: %w", err)
 	}
 	if gaps, unknown := rep.Counts(); gaps+unknown > 0 {
-		fmt.Fprintf(c.Stderr, "drainpipe check: %d gap(s), %d check(s) that could not be made\n", gaps, unknown)
+		s.log.Warn("drainpipe check found what would fail", "gaps", gaps, "unknown", unknown)
 		return exitFail
 	}
 	return exitOK
 }
 
 // resolveStack finds what the deployment serves: a bad context or
-// configuration is exit 2, a stack that cannot be read exit 1.
-func resolveStack(ctx context.Context, c cli, f checkFlags, awsCfg aws.Config) (preflight.Report, int) {
+// configuration is a usageError (exit 2), a stack that cannot be read
+// another error (exit 1).
+func resolveStack(ctx context.Context, c cli, f checkFlags, awsCfg aws.Config) (preflight.Report, error) {
 	var rep preflight.Report
 	var err error
 	switch {
 	case f.stack != "":
 		rep.Source = "stack " + f.stack
 		if rep.Stack, err = deployedStack(ctx, awsCfg, f.stack); err != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe check: %v\n", err)
-			return rep, exitFail
+			return rep, err
 		}
 	case len(f.context) > 0:
 		rep.Source = "context"
@@ -160,21 +156,19 @@ func resolveStack(ctx context.Context, c cli, f checkFlags, awsCfg aws.Config) (
 			rep.Stack, cerr = stackFromEnv(func(k string) string { return env[k] })
 		}
 		if cerr != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe check: %s\n", strings.ReplaceAll(cerr.Error(), "\n", "\ndrainpipe check: "))
-			return rep, exitUsage
+			return rep, usageError{cerr}
 		}
 		rep.Stack.TopicARN = topic
 	default:
 		rep.Source = "DRAINPIPE_* variables"
 		if rep.Stack, err = stackFromEnv(c.Getenv); err != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe check: %v\n", err)
-			return rep, exitUsage
+			return rep, usageError{err}
 		}
 	}
 	override(&rep.Stack.RoleARN, f.roleARN)
 	override(&rep.Stack.QueueARN, f.queueARN)
 	override(&rep.Stack.TopicARN, f.topicARN)
-	return rep, -1
+	return rep, nil
 }
 
 // gatherReport reads the account and each cluster; what cannot be read
@@ -216,16 +210,6 @@ func kubeClients(awsCfg aws.Config, kubeconfig string) func(context.Context, str
 		return func(context.Context, string) (kubernetes.Interface, error) { return nil, err }
 	}
 	return local.Client
-}
-
-// regionalAWSConfig is the SDK configuration of the operator's
-// credentials, refused without a region: every call is regional.
-func regionalAWSConfig(ctx context.Context) (aws.Config, error) {
-	cfg, err := live.AWSConfig(ctx)
-	if err == nil && cfg.Region == "" {
-		err = errors.New("no AWS region: set AWS_REGION or a profile's region")
-	}
-	return cfg, err
 }
 
 // override sets *dst to v when the flag was given.

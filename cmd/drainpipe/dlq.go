@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/drainpipe/drainpipe/internal/config"
-	"github.com/drainpipe/drainpipe/internal/live"
 )
 
 const dlqUsage = `usage: drainpipe dlq list --queue URL [-o json] [--max N]
@@ -68,45 +66,39 @@ func dlqCmd(ctx context.Context, c cli, args []string) int {
 	queue := fs.String("queue", "", "the dead-letter queue's URL")
 	to := fs.String("to", "", "redrive: the queue to send to (default: the queue each message came from)")
 	resend := fs.Bool("resend", false, "redrive: receive and resend even where SQS's move task could do it")
-	output := fs.String("o", "", "list: output format, json (default a table)")
+	output := addOutput(fs, "list: output format, json (default a table)")
 	maxN := fs.Int("max", 100, "list: the most messages to list")
-	yes := fs.Bool("yes", false, "redrive: go ahead without asking")
+	yes := addYes(fs, "redrive: go ahead without asking")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(c.Stderr, "drainpipe dlq: "+format+"\n", a...)
+	var bad problems
+	bad.add(len(rest) != 1 || (rest[0] != "list" && rest[0] != "redrive"), "want list or redrive, got %q", rest)
+	bad.add(*queue == "", "--queue URL is required")
+	bad.output(*output, "json")
+	bad.add(*maxN < 1, "--max must be positive")
+	if code := bad.report(c, "dlq"); code >= 0 {
 		return code
 	}
-	switch {
-	case len(rest) != 1 || (rest[0] != "list" && rest[0] != "redrive"):
-		return fail(exitUsage, "want list or redrive, got %q", rest)
-	case *queue == "":
-		return fail(exitUsage, "--queue URL is required")
-	case *output != "" && *output != "json":
-		return fail(exitUsage, "-o %q: want json", *output)
-	case *maxN < 1:
-		return fail(exitUsage, "--max must be positive")
-	}
-	cfg, err := config.Load(c.Getenv)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	s, code := start(c, "dlq", startSpec{config: true})
+	defer s.end()
+	if code >= 0 {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(ctx, dlqTimeout)
 	defer cancel()
-	awsCfg, err := live.AWSConfig(ctx)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	if code := s.connect(ctx); code >= 0 {
+		return code
 	}
-	client := sqs.NewFromConfig(awsCfg)
+	client := sqs.NewFromConfig(s.aws)
 	if rest[0] == "list" {
-		entries, err := listDLQ(ctx, client, *queue, *maxN, cfg, time.Now())
+		entries, err := listDLQ(ctx, client, *queue, *maxN, s.cfg, time.Now())
 		if err != nil {
-			return fail(exitFail, "%v", err)
+			return s.fail(exitFail, err)
 		}
 		if err := printDLQ(c.Stdout, entries, *output == "json"); err != nil {
-			return fail(exitFail, "writing: %v", err)
+			return s.failf(exitFail, "writing: %w", err)
 		}
 		return exitOK
 	}
@@ -122,12 +114,8 @@ func dlqCmd(ctx context.Context, c cli, args []string) int {
 		out, _ := json.Marshal(res)
 		fmt.Fprintln(c.Stdout, string(out))
 	}
-	var usage usageError
-	switch {
-	case errors.As(err, &usage):
-		return fail(exitUsage, "%v", err)
-	case err != nil:
-		return fail(exitFail, "%v", err)
+	if err != nil {
+		return s.fail(exitCode(err), err)
 	}
 	return exitOK
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -21,26 +22,33 @@ const (
 	samRegion  = "us-east-1"
 )
 
-const eventUsage = `usage: drainpipe event KIND [flags]
+// eventUsage is the command's help, its kinds from the kinds table:
+// Auto Scaling's lifecycle actions last, as they share their flags.
+func eventUsage() string {
+	samples := event.Samples()
+	slices.SortStableFunc(samples, func(a, b event.KindInfo) int {
+		return cmp.Compare(autoScaling(a), autoScaling(b))
+	})
+	var kinds strings.Builder
+	for _, r := range samples {
+		fmt.Fprintf(&kinds, "  %-20s  %s\n", r.Sample.Name, r.Sample.Usage)
+	}
+	return `usage: drainpipe event KIND [flags]
 
 Writes a fresh event of KIND to standard output, as AWS would send it now:
 one EventBridge event (the SQS message body), or with --sqs a Lambda SQS
 event carrying it (for 'sam local invoke -e', 'aws lambda invoke' or
 'drainpipe run'). KIND is one of:
-  spot                  EC2 Spot Instance Interruption Warning (deadline --in, at most 2m)
-  rebalance             EC2 Instance Rebalance Recommendation (no deadline)
-  state-change          EC2 Instance State-change Notification (--state; stopping by default, deadline --in, at most 2m)
-  health                AWS Health scheduled change, instance retirement (deadline --in, 1h by default)
-  capacity-reservation  EC2 Capacity Reservation Instance Interruption Warning (deadline --in)
-  capacity-block        Capacity Block Expiration Warning (--reservation; terminations begin --in, 10m by default)
-  asg-terminate         Auto Scaling terminate lifecycle action (--group, --hook, --token)
-  asg-launch            Auto Scaling launch lifecycle action (--group, --hook, --token)
-
+` + kinds.String() + `
 The account and region default to the SAM emulator's (012345678912,
 us-east-1), so the event passes the function's account and region check
 under 'sam local invoke'; give your own for a deployed function.
 
+Exits 0 when the event is written, 1 when it cannot be, 2 for an unknown
+KIND, a --in the kind cannot have, or a value AWS would never send.
+
 Flags:`
+}
 
 // eventSpec is what one generated event says.
 type eventSpec struct {
@@ -50,16 +58,20 @@ type eventSpec struct {
 	now                                                                            time.Time
 }
 
-// eventKinds are the kinds `drainpipe event` writes, with the deadline
-// each takes by default (0: the kind has none).
-var eventKinds = map[string]time.Duration{
-	"spot": event.SpotNotice, "rebalance": 0, "state-change": event.ShutdownNotice, "health": time.Hour,
-	"capacity-reservation": event.SpotNotice, "capacity-block": 10 * time.Minute, "asg-terminate": 0, "asg-launch": 0,
+// eventKinds are the kinds `drainpipe event` writes, by name.
+var eventKinds = sampleKinds()
+
+func sampleKinds() map[string]event.KindInfo {
+	m := map[string]event.KindInfo{}
+	for _, r := range event.Samples() {
+		m[r.Sample.Name] = r
+	}
+	return m
 }
 
 // makeEvent is `drainpipe event`.
 func makeEvent(_ context.Context, c cli, args []string) int {
-	fs := newFlags(c, "event", eventUsage)
+	fs := newFlags(c, "event", eventUsage())
 	var s eventSpec
 	fs.StringVar(&s.instance, "instance", "i-0123456789abcdef0", "the instance the event names")
 	fs.StringVar(&s.account, "account", samAccount, "the AWS account the event comes from")
@@ -72,7 +84,7 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 	fs.StringVar(&s.queue, "queue-name", "Drainpipe", "the queue named in eventSourceARN (--sqs)")
 	in := fs.Duration("in", 0, "time left before the instance goes (the event's deadline), e.g. 2m")
 	wrap := fs.Bool("sqs", false, "write a Lambda SQS event carrying the message")
-	at := fs.String("at", "", "the moment the event is sent, RFC 3339 (default now)")
+	at := fs.String("at", "", "the moment the event is sent, RFC 3339 such as "+timeExample+" (default now)")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
@@ -81,15 +93,19 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.Stderr, "drainpipe event: "+format+"\n", a...)
 		return exitUsage
 	}
+	kinds := strings.Join(slices.Sorted(maps.Keys(eventKinds)), ", ")
 	if len(rest) != 1 {
-		return fail("want one KIND (%s), got %d arguments", strings.Join(slices.Sorted(maps.Keys(eventKinds)), ", "), len(rest))
+		return fail("want one KIND (%s), got %d arguments", kinds, len(rest))
 	}
 	s.kind = rest[0]
+	if _, ok := eventKinds[s.kind]; !ok {
+		return fail("unknown KIND %q: want one of %s", s.kind, kinds)
+	}
 	s.now = time.Now().UTC().Truncate(time.Second)
 	if *at != "" {
-		t, err := time.Parse(time.RFC3339, *at)
+		t, err := parseTime("--at", *at)
 		if err != nil {
-			return fail("--at: %v", err)
+			return fail("%v", err)
 		}
 		s.now = t.UTC()
 	}
@@ -108,11 +124,20 @@ func makeEvent(_ context.Context, c cli, args []string) int {
 			return fail("%v", err)
 		}
 	}
+	st, _ := start(c, "event", startSpec{})
+	defer st.end()
 	if _, err := fmt.Fprintf(c.Stdout, "%s\n", out); err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe event: writing: %v\n", err)
-		return exitFail
+		return st.failf(exitFail, "writing: %w", err)
 	}
 	return exitOK
+}
+
+// autoScaling is 1 for a kind Auto Scaling sends, else 0.
+func autoScaling(r event.KindInfo) int {
+	if r.Source == "aws.autoscaling" {
+		return 1
+	}
+	return 0
 }
 
 // flagSet reports whether the flag was given.

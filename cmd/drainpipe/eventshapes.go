@@ -7,9 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -30,120 +28,17 @@ type ebEvent struct {
 	Detail     any      `json:"detail"`
 }
 
-// healthTime is AWS Health's time format (RFC 1123, GMT).
-const healthTime = "Mon, 02 Jan 2006 15:04:05 GMT"
-
 // body builds the EventBridge event the spec describes, in the shapes AWS
 // documents for each detail-type.
 func (s eventSpec) body() ([]byte, error) {
-	def, known := eventKinds[s.kind]
-	if !known {
-		return nil, fmt.Errorf("unknown KIND %q", s.kind)
+	e, err := event.WriteSample(s.kind, event.SampleSpec{Instance: s.instance, Account: s.account, Region: s.region,
+		Token: s.token, Group: s.group, Hook: s.hook, State: s.state, Reservation: s.reservation,
+		Now: s.now, In: s.in, InSet: s.inSet, NewID: newID})
+	if err != nil {
+		return nil, err
 	}
-	if s.kind == "state-change" && !slices.Contains(eventStates, s.state) {
-		return nil, fmt.Errorf("--state %q: want one of %s", s.state, strings.Join(eventStates, ", "))
-	}
-	in := def
-	if s.inSet {
-		if def == 0 || (s.kind == "state-change" && !shutdownState(s.state)) {
-			return nil, fmt.Errorf("--in: a %s event has no deadline", s.kindLabel())
-		}
-		in = s.in
-	}
-	e := ebEvent{Version: "0", ID: newID(), Source: "aws.ec2", Account: s.account, Region: s.region,
-		Time: rfc3339(s.now), Resources: []string{s.instanceARN()}}
-	switch s.kind {
-	case "spot", "state-change":
-		// The warning (or the shutdown) comes a fixed notice before the
-		// instance goes: the deadline is set by the event's time.
-		if in > event.SpotNotice {
-			return nil, fmt.Errorf("--in: a %s comes %s before the instance goes; --in is at most that", s.kindLabel(), event.SpotNotice)
-		}
-		e.Time = rfc3339(s.now.Add(in - event.SpotNotice))
-		if s.kind == "spot" {
-			e.DetailType = "EC2 Spot Instance Interruption Warning"
-			e.Detail = map[string]string{"instance-id": s.instance, "instance-action": "terminate"}
-		} else {
-			e.DetailType = "EC2 Instance State-change Notification"
-			e.Detail = map[string]string{"instance-id": s.instance, "state": s.state}
-		}
-	case "rebalance":
-		e.DetailType = "EC2 Instance Rebalance Recommendation"
-		e.Detail = map[string]string{"instance-id": s.instance}
-	case "capacity-reservation":
-		e.DetailType = "EC2 Capacity Reservation Instance Interruption Warning"
-		e.Detail = map[string]string{"instance-id": s.instance, "instance-action": "terminate",
-			"instance-termination-time": rfc3339(s.now.Add(in))}
-	case "capacity-block":
-		e.DetailType = "Capacity Block Expiration Warning"
-		e.Resources = []string{fmt.Sprintf("arn:aws:ec2:%s:%s:capacity-reservation/%s", s.region, s.account, s.reservation)}
-		e.Detail = map[string]string{"capacity-reservation-id": s.reservation,
-			"end-date": rfc3339(s.now.Add(in + event.BlockTerminationLead))}
-	case "health":
-		e.DetailType, e.Source, e.Detail = "AWS Health Event", "aws.health", s.healthDetail(in)
-		e.Resources = []string{s.instance}
-	default: // asg-terminate, asg-launch
-		e.DetailType, e.Source, e.Detail = s.lifecycle()
-		e.Resources = []string{fmt.Sprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
-			s.region, s.account, newID(), s.group)}
-	}
-	return json.MarshalIndent(e, "", "  ")
-}
-
-func (s eventSpec) kindLabel() string {
-	if s.kind == "state-change" {
-		return "state-change to " + s.state
-	}
-	return s.kind
-}
-
-// eventStates are the EC2 states a state-change event can carry that
-// Drainpipe acts on (or, pending and running, gives nodes back for).
-var eventStates = []string{"stopping", "stopped", "shutting-down", "terminated", "pending", "running"}
-
-func shutdownState(state string) bool { return state == "stopping" || state == "shutting-down" }
-
-func (s eventSpec) instanceARN() string {
-	return fmt.Sprintf("arn:aws:ec2:%s:%s:instance/%s", s.region, s.account, s.instance)
-}
-
-// healthDetail is an EC2 instance retirement scheduled in, AWS Health's
-// most common notice that takes an instance away.
-func (s eventSpec) healthDetail(in time.Duration) map[string]any {
-	const code = "AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED"
-	start := s.now.Add(in)
-	return map[string]any{
-		"eventArn":          fmt.Sprintf("arn:aws:health:%s::event/EC2/%s/%s_%s", s.region, code, code, newID()),
-		"service":           "EC2",
-		"eventTypeCode":     code,
-		"eventTypeCategory": "scheduledChange",
-		"eventScopeCode":    "ACCOUNT_SPECIFIC",
-		"eventRegion":       s.region,
-		"startTime":         start.Format(healthTime),
-		"endTime":           start.Add(2 * time.Hour).Format(healthTime),
-		"lastUpdatedTime":   s.now.Format(healthTime),
-		"statusCode":        "upcoming",
-		"eventDescription": []map[string]string{{"language": "en_US",
-			"latestDescription": "EC2 has detected degradation of the underlying hardware hosting your instance. The instance will be stopped after the specified start time."}},
-		"affectedEntities": []map[string]string{{"entityValue": s.instance}},
-	}
-}
-
-// lifecycle is an Auto Scaling lifecycle action's detail-type, source and
-// detail.
-func (s eventSpec) lifecycle() (string, string, map[string]string) {
-	token := s.token
-	if token == "" {
-		token = newID()
-	}
-	d := map[string]string{"LifecycleActionToken": token, "AutoScalingGroupName": s.group, "LifecycleHookName": s.hook,
-		"EC2InstanceId": s.instance}
-	if s.kind == "asg-launch" {
-		d["LifecycleTransition"], d["Origin"], d["Destination"] = event.TransitionLaunching, "EC2", "AutoScalingGroup"
-		return "EC2 Instance-launch Lifecycle Action", "aws.autoscaling", d
-	}
-	d["LifecycleTransition"], d["Origin"], d["Destination"] = event.TransitionTerminating, "AutoScalingGroup", "EC2"
-	return "EC2 Instance-terminate Lifecycle Action", "aws.autoscaling", d
+	return json.MarshalIndent(ebEvent{Version: "0", ID: newID(), DetailType: e.DetailType, Source: e.Source,
+		Account: s.account, Time: rfc3339(e.Time), Region: s.region, Resources: e.Resources, Detail: e.Detail}, "", "  ")
 }
 
 // sqsEvent wraps body as the Lambda SQS event the stack's queue would

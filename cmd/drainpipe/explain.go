@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -56,28 +55,27 @@ func explain(ctx context.Context, c cli, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(c.Stderr, "drainpipe explain: "+format+"\n", a...)
-		return code
-	}
+	var bad problems
 	now := time.Now()
 	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
-		if err != nil {
-			return fail(exitUsage, "--now: %v", err)
-		}
+		t, err := parseTime("--now", *nowFlag)
+		bad.add(err != nil, "%v", err)
 		now = t
 	}
 	if *arn != "" {
-		if _, err := event.OriginFromFunctionARN(*arn); err != nil {
-			return fail(exitUsage, "--function-arn: %v", err)
-		}
+		_, err := event.OriginFromFunctionARN(*arn)
+		bad.add(err != nil, "--function-arn: %v", err)
 		ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{InvokedFunctionArn: *arn})
 	}
-	cfg, err := config.Load(c.Getenv)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	if code := bad.report(c, "explain"); code >= 0 {
+		return code
 	}
+	s, code := start(c, "explain", startSpec{config: true})
+	defer s.end()
+	if code >= 0 {
+		return code
+	}
+	cfg := s.cfg
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
@@ -87,21 +85,19 @@ func explain(ctx context.Context, c cli, args []string) int {
 	for _, name := range inputs {
 		data, err := readInput(name, c.Stdin)
 		if err != nil {
-			fail(0, "%v", err)
-			code = exitUsage
+			code = s.fail(exitUsage, err)
 			continue
 		}
 		msgs := sqsMessages(data, now)
 		if len(msgs) == 0 {
 			// Nothing to read is bad input, said as the function says it
 			// of an empty SQS body: one rejected verdict.
-			fail(0, "%s: empty input: no message", inputName(name))
-			code = exitUsage
+			code = s.failf(exitUsage, "%s: empty input: no message", inputName(name))
 			msgs = []events.SQSMessage{bodyMessage("local-1", "", now)}
 		}
 		for _, e := range judge(ctx, msgs, cfg, now) {
 			if err := out.Encode(e); err != nil {
-				return fail(exitFail, "writing: %v", err)
+				return s.failf(exitFail, "writing: %w", err)
 			}
 		}
 	}
@@ -121,8 +117,9 @@ func inputName(name string) string {
 // when it has none).
 func judge(ctx context.Context, msgs []events.SQSMessage, cfg config.Config, now time.Time) []explanation {
 	var verdicts []handler.RecordSummary
+	actor := offline{cfg: cfg, now: now}
 	h := handler.New(handler.Options{
-		Policy: cfg.Policy, Actor: offline{cfg: cfg, now: now}, Concurrency: 1,
+		Policy: cfg.Policy, Actor: actor, Sweeper: actor, Concurrency: 1,
 		MaxEventAge: cfg.MaxEventAge, Accept: cfg.Accept, Topics: cfg.SNSTopics, SweepRule: cfg.SweepRule, Now: func() time.Time { return now },
 		OnRecord: func(_ context.Context, s handler.RecordSummary) { verdicts = append(verdicts, s) },
 	})

@@ -46,16 +46,16 @@ type command struct {
 // commands lists the subcommands; add new ones here.
 func commands() map[string]command {
 	return map[string]command{
-		"explain":    {usage: "explain [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
-		"run":        {usage: "run [--kubeconfig PATH] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
-		"nodes":      {usage: "nodes [--kubeconfig PATH] [--context NAME]   list the nodes Drainpipe holds out of service", run: nodes},
-		"uncordon":   {usage: "uncordon [--kubeconfig PATH] [--context NAME] NODE   give a node back as Drainpipe would", run: uncordon},
+		"explain":    {usage: "explain [--now TIME] [--function-arn ARN] [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
+		"run":        {usage: "run [--kubeconfig PATH] [--context NAME] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
+		"nodes":      {usage: "nodes [--kubeconfig PATH] [--context NAME] [-o wide|json] [NODE]   list the nodes Drainpipe holds out of service, or one's drain report", run: nodes},
+		"uncordon":   {usage: "uncordon [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--force] NODE... | --all | -l SELECTOR   give nodes back as Drainpipe would", run: uncordon},
 		"version":    {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
-		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
-		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
+		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [--resend] [--yes] [--max N] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
+		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
 		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
-		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json]   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
-		"sweep":      {usage: "sweep [--kubeconfig PATH] [--dry-run] [--timeout D]   run one sweep: repair held nodes a lost notice left", run: sweepCmd},
+		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
+		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]   run one sweep: repair held nodes a lost notice left, print its report", run: sweepCmd},
 	}
 }
 
@@ -97,7 +97,22 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintf(w, "usage:\n%s\n\nConfiguration comes from DRAINPIPE_* environment variables (see docs/configuration.md).\n", strings.Join(lines, "\n"))
 }
 
-func printVersion(_ context.Context, c cli, _ []string) int {
+const versionUsage = `usage: drainpipe version
+
+Prints the version, the commit it was built from, and the Go version.
+Exits 0 when printed, 2 on an unexpected argument.`
+
+func printVersion(_ context.Context, c cli, args []string) int {
+	fs := newFlags(c, "version", versionUsage)
+	rest, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
+	}
+	var bad problems
+	bad.none(rest)
+	if code := bad.report(c, "version"); code >= 0 {
+		return code
+	}
 	fmt.Fprintln(c.Stdout, version.Get())
 	return exitOK
 }

@@ -14,20 +14,19 @@ import (
 )
 
 // nodeReport is `drainpipe nodes NODE`: the drain report kept on the node.
-func nodeReport(ctx context.Context, c cli, client kubernetes.Interface, name string) int {
+func nodeReport(ctx context.Context, c cli, s *session, client kubernetes.Interface, name string) int {
 	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: getting node %s: %v\n", name, err)
-		return exitFail
+		return s.failf(exitFail, "getting node %s: %w", name, err)
 	}
 	m := drain.ReadMarks(node)
 	fmt.Fprintf(c.Stdout, "node %s: %s, event %s, deadline %s, held: %s\n", name, dash(m.Kind), dash(m.EventID), dash(m.Deadline), strings.Join(heldList(m), ","))
-	s, ok := drain.ReadSummary(node)
+	sum, ok := drain.ReadSummary(node)
 	if !ok {
 		fmt.Fprintln(c.Stdout, "no drain report on the node")
 		return exitOK
 	}
-	printSummary(c.Stdout, s)
+	printSummary(c.Stdout, sum)
 	return exitOK
 }
 

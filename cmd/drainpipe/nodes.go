@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -25,6 +24,9 @@ stuck, or left on purpose.
 -o wide adds the instance (from the provider ID) and the node's zone;
 -o json prints one JSON array of the same fields, [] when none is held.
 
+Exits 0 when listed, 1 when the nodes cannot be read or the output
+written, 2 on bad arguments (an unknown --context included).
+
 Flags:`
 
 // heldNode is one line of `drainpipe nodes`.
@@ -39,33 +41,34 @@ type heldNode struct {
 func nodes(ctx context.Context, c cli, args []string) int {
 	fs := newFlags(c, "nodes", nodesUsage)
 	kf := addKubeFlags(fs)
-	output := fs.String("o", "", "output format: wide or json (default a table)")
+	output := addOutput(fs, "output format: wide or json (default a table)")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(c.Stderr, "drainpipe nodes: "+format+"\n", a...)
+	var bad problems
+	if len(rest) > 1 {
+		bad.none(rest[1:])
+	}
+	bad.output(*output, "wide", "json")
+	if code := bad.report(c, "nodes"); code >= 0 {
 		return code
 	}
-	if len(rest) > 1 {
-		return fail(exitUsage, "unexpected argument %q", rest[1])
-	}
-	if !slices.Contains([]string{"", "wide", "json"}, *output) {
-		return fail(exitUsage, "-o %q: want wide or json", *output)
-	}
+	// Started before the kubeconfig is read: client-go logs from then on.
+	s, _ := start(c, "nodes", startSpec{})
+	defer s.end()
 	client, err := kf.client(ctx, c)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return problems{err.Error()}.report(c, "nodes")
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
 	defer cancel()
 	if len(rest) == 1 {
-		return nodeReport(ctx, c, client, rest[0])
+		return nodeReport(ctx, c, s, client, rest[0])
 	}
 	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return fail(exitFail, "listing nodes: %v", err)
+		return s.failf(exitFail, "listing nodes: %w", err)
 	}
 	held := []heldNode{}
 	for i := range list.Items {
@@ -75,7 +78,7 @@ func nodes(ctx context.Context, c cli, args []string) int {
 		}
 	}
 	if err := printNodes(c.Stdout, held, *output); err != nil {
-		return fail(exitFail, "writing: %v", err)
+		return s.failf(exitFail, "writing: %w", err)
 	}
 	return exitOK
 }

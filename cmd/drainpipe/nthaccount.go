@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -41,12 +40,12 @@ func nthNotInValues() []nthAccountKey {
 
 // noteNotInValues tells the reader, beside the JSON, which context keys
 // they must still set themselves.
-func noteNotInValues(w io.Writer, keys []nthAccountKey) {
+func noteNotInValues(keys []nthAccountKey) string {
 	var names []string
 	for _, k := range keys {
 		names = append(names, strings.Join(k.Context, " or "))
 	}
-	fmt.Fprintf(w, "drainpipe nth-values: the values file cannot say which Auto Scaling groups' lifecycle hooks NTH "+
-		"serves, nor their names: set context %s yourself (see \"notInValues\" and docs/migrating-from-nth.md)\n",
+	return fmt.Sprintf("drainpipe nth-values: the values file cannot say which Auto Scaling groups' lifecycle hooks NTH "+
+		"serves, nor their names: set context %s yourself (see notInValues and docs/migrating-from-nth.md)",
 		strings.Join(names, ", and "))
 }

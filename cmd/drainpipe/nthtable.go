@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // nthChart is the chart's values file: its top-level values and their
@@ -77,8 +79,22 @@ func number(v any) float64 {
 	return 0
 }
 
-var drainpipeActions = []string{"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange",
-	"actionAsgLifecycle", "actionCapacityReservation", "actionCapacityBlock"}
+// drainpipeActions are the stack's context keys of every kind's action.
+var drainpipeActions = actionKeys()
+
+func actionKeys() []string {
+	var keys []string
+	for _, k := range event.Kinds() {
+		keys = append(keys, actionKey(k))
+	}
+	return keys
+}
+
+// actionKey is the stack's context key of kind k's action.
+func actionKey(k event.Kind) string {
+	info, _ := event.Info(k)
+	return info.ContextKey
+}
 
 // nthRules maps every value of the chart to its rule.
 func nthRules() map[string]nthRule {
@@ -97,7 +113,7 @@ func nthRules() map[string]nthRule {
 			}
 			// NTH's queue processor drains on a rebalance recommendation;
 			// Drainpipe only cordons by default.
-			res.Context["actionRebalance"] = "cordon-and-drain"
+			res.Context[actionKey(event.KindRebalanceRecommendation)] = "cordon-and-drain"
 		},
 		"taintNode": gapIf(true, "Drainpipe always taints the nodes it takes out of service (drainpipe.dev/interruption): "+
 			"the taint keeps off pods that tolerate a cordon; the mildest is env DRAINPIPE_TAINT_EFFECT=PreferNoSchedule"),

@@ -95,7 +95,9 @@ func nthValues(_ context.Context, c cli, args []string) int {
 	if err := out.Encode(res); err != nil {
 		return fail(exitFail, "writing: %v", err)
 	}
-	noteNotInValues(c.Stderr, res.NotInValues)
+	s, _ := start(c, "nth-values", startSpec{})
+	defer s.end()
+	s.log.Warn(noteNotInValues(res.NotInValues))
 	return exitOK
 }
 

@@ -24,9 +24,6 @@ type offline struct {
 
 func (o offline) Act(_ context.Context, t handler.Task) handler.Result {
 	done := func(reason string) handler.Result { return handler.Result{Status: handler.StatusDone, Reason: reason} }
-	if t.Sweep {
-		return done("would sweep the nodes Drainpipe holds and the scheduled events EC2 lists (docs/sweep.md)")
-	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return done("would " + handler.Describe(t) + policyNote(t))
 	}
@@ -46,6 +43,12 @@ func (o offline) Act(_ context.Context, t handler.Task) handler.Result {
 		return done(late + "would cordon and taint the node of " + t.InstanceID)
 	}
 	return done("would " + handler.Describe(t) + policyNote(t))
+}
+
+// Sweep is explain's sweeper: it says what a sweep would check.
+func (offline) Sweep(context.Context) handler.Result {
+	return handler.Result{Status: handler.StatusDone,
+		Reason: "would sweep the nodes Drainpipe holds and the scheduled events EC2 lists (docs/sweep.md)"}
 }
 
 // policyNote names the setting behind the task's action.

@@ -3,26 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"log/slog"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"k8s.io/klog/v2"
 
-	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/live"
-	"github.com/drainpipe/drainpipe/internal/metrics"
 )
 
 // defaultRunTimeout is the simulated invocation's deadline: the function's
 // own timeout is in minutes too.
 const defaultRunTimeout = 5 * time.Minute
 
-const runUsage = `usage: drainpipe run [--kubeconfig PATH] [--dry-run] [--timeout 5m] [FILE|-]
+const runUsage = `usage: drainpipe run [--kubeconfig PATH] [--context NAME] [--dry-run] [--timeout 5m] [FILE|-]
 
 Handles one Lambda SQS event ({"Records":[...]}), 'aws sqs receive-message'
 output or message bodies (standard input when no FILE) exactly as the function does: the same handler,
@@ -35,7 +27,8 @@ DRAINPIPE_CLUSTERS must name the cluster the instances are tagged for.
 Prints the SQSEventResponse JSON on standard output and the JSON logs on
 standard error (JSON lines only; EMF metrics among them unless
 DRAINPIPE_METRICS=false). Exits 0 when no record is left to retry, 3 when
-some is, 2 on bad arguments, configuration or input, 1 on other failures.
+some is, 2 on bad arguments, configuration (no AWS credentials or region
+included) or input, 1 on other failures.
 
 Without AWS access, use 'drainpipe explain' to see what would be done.
 
@@ -43,78 +36,50 @@ Flags:`
 
 // runEvent is `drainpipe run`: one simulated invocation.
 func runEvent(ctx context.Context, c cli, args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to act on (local mode)")
-	dryRun := fs.Bool("dry-run", false, "look the instances up and find their nodes, but write nothing")
-	timeout := fs.Duration("timeout", defaultRunTimeout, "the invocation's deadline")
-	fs.Usage = func() {
-		fmt.Fprintln(c.Stderr, runUsage)
-		fs.PrintDefaults()
-	}
-	inputs, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		return exitUsage
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(c.Stderr, "drainpipe run: "+format+"\n", a...)
+	fs := newFlags(c, "run", runUsage)
+	local := addLocalFlags(fs)
+	dryRun := addDryRun(fs, "look the instances up and find their nodes, but write nothing")
+	timeout := addTimeout(fs, defaultRunTimeout, "the invocation's deadline")
+	inputs, code := parseArgs(fs, args)
+	if code >= 0 {
 		return code
 	}
-	switch {
-	case len(inputs) > 1:
-		return fail(exitUsage, "one input at most, got %d", len(inputs))
-	case *timeout <= 0:
-		return fail(exitUsage, "--timeout must be positive, got %s", *timeout)
-	case len(inputs) == 0:
+	var bad problems
+	bad.add(len(inputs) > 1, "one input at most, got %d", len(inputs))
+	bad.timeout(*timeout)
+	if code := bad.report(c, "run"); code >= 0 {
+		return code
+	}
+	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-
-	getenv := withKubeconfig(c.Getenv, *kubeconfig)
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
-	if len(cfg.Clusters) == 0 {
-		return fail(exitUsage, "DRAINPIPE_CLUSTERS is not set: every instance would be ignored")
+	s, code := start(c, "run", startSpec{config: true, local: local, clusters: true})
+	defer s.end()
+	if code >= 0 {
+		return code
 	}
 	data, err := readInput(inputs[0], c.Stdin)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return s.fail(exitUsage, err)
 	}
 	batch := events.SQSEvent{Records: sqsMessages(data, time.Now())}
 
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	awsCfg, err := regionalAWSConfig(ctx)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	if code := s.connect(ctx); code >= 0 {
+		return code
 	}
-	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	// client-go's and the AWS SDK's own messages join the JSON logs, so
-	// standard error is JSON lines only.
-	klog.SetSlogLogger(log)
-	awsCfg.Logger = live.SDKLogger(log)
-	// EMF metric lines go to stderr with the logs, keeping stdout for the
-	// response alone; DRAINPIPE_METRICS=false silences them as in Lambda.
-	var metricsOut io.Writer = io.Discard
-	if cfg.Metrics {
-		metricsOut = c.Stderr
-	}
-	emf := metrics.New(metricsOut).WithStack(cfg.MetricsStack)
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: emf})
+	acts, err := s.actors(*dryRun)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return s.fail(exitUsage, err)
 	}
 	// The records are synthetic: there is no queue to hasten them back.
-	h := live.NewHandler(cfg, actor, log, emf, nil)
-	log.Info("running", "dry_run", cfg.DryRun || *dryRun, "kubeconfig", cfg.Kubeconfig,
-		"clusters", cfg.Clusters, "region", awsCfg.Region, "records", len(batch.Records), "timeout", timeout.String())
+	h := live.NewHandler(s.cfg, acts.Pipeline, acts.Sweep, s.log, s.metrics, nil)
+	s.log.Info("running", "dry_run", s.cfg.DryRun || *dryRun, "kubeconfig", s.cfg.Kubeconfig,
+		"clusters", s.cfg.Clusters, "region", s.aws.Region, "records", len(batch.Records), "timeout", timeout.String())
 	resp, err := h.Handle(ctx, batch)
 	if err != nil { // Handle never fails today; it would retry the whole batch
-		return fail(exitFail, "handling the batch: %v", err)
+		return s.failf(exitFail, "handling the batch: %w", err)
 	}
 	if resp.BatchItemFailures == nil {
 		resp.BatchItemFailures = []events.SQSBatchItemFailure{}
@@ -122,7 +87,7 @@ func runEvent(ctx context.Context, c cli, args []string) int {
 	out := json.NewEncoder(c.Stdout)
 	out.SetEscapeHTML(false)
 	if err := out.Encode(resp); err != nil {
-		return fail(exitFail, "writing: %v", err)
+		return s.failf(exitFail, "writing: %w", err)
 	}
 	if len(resp.BatchItemFailures) > 0 {
 		return exitRetry

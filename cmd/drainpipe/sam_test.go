@@ -56,7 +56,7 @@ func TestSAMRecipe(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	// As lambda/main.go builds it in dry run: the dry-run actor, no queue.
-	h := live.NewHandler(cfg, handler.DryRun{Log: log}, log, metrics.New(io.Discard), nil)
+	h := live.NewHandler(cfg, handler.DryRun{Log: log}, nil, log, metrics.New(io.Discard), nil)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{InvokedFunctionArn: samARN})
 	resp, err := h.Handle(ctx, batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {

@@ -4,70 +4,101 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
+	"io"
 	"strings"
-	"time"
+	"text/tabwriter"
 
 	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/handler"
-	"github.com/drainpipe/drainpipe/internal/live"
-	"github.com/drainpipe/drainpipe/internal/metrics"
+	"github.com/drainpipe/drainpipe/internal/sweep"
 )
 
 // sweepUsage describes `drainpipe sweep`.
-const sweepUsage = `usage: drainpipe sweep [--kubeconfig PATH] [--dry-run] [--yes] [--timeout D]
+const sweepUsage = `usage: drainpipe sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]
 
 Runs one sweep as the function's schedule does: checks every node Drainpipe
 holds (label drainpipe.dev/held=true) against EC2 and repairs what a lost
-notice left. Each repair is logged on stderr with its reason; the outcome
-is printed on stdout. Without --dry-run it asks first: at a terminal it
-waits for y, otherwise it needs --yes (exit 2 when not confirmed).`
+notice left. Each repair is logged on stderr with its reason (JSON lines,
+EMF metrics among them unless DRAINPIPE_METRICS=false); the sweep's report
+(its summary, every repair and every held node left, with why) is printed
+on stdout, -o json as one JSON object. Without --dry-run it asks first: at
+a terminal it waits for y, otherwise it needs --yes.
+
+Exits 0 when the sweep ran, 1 when it failed or something could not be
+checked or a drain is unfinished (to be run again), 2 on bad
+arguments or configuration (no AWS credentials or region included), or
+when not confirmed.
+
+Flags:`
 
 // sweepCmd runs one sweep from a laptop.
 func sweepCmd(ctx context.Context, c cli, args []string) int {
 	fs := newFlags(c, "sweep", sweepUsage)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the cluster to sweep (local mode)")
-	dryRun := fs.Bool("dry-run", false, "log what would be repaired, write nothing")
-	timeout := fs.Duration("timeout", defaultRunTimeout, "the sweep's deadline")
-	yes := fs.Bool("yes", false, "write the repairs without asking")
+	local := addLocalFlags(fs)
+	dryRun := addDryRun(fs, "log what would be repaired, write nothing")
+	timeout := addTimeout(fs, defaultRunTimeout, "the sweep's deadline")
+	yes := addYes(fs, "write the repairs without asking")
+	output := addOutput(fs, "output format: json (default a table)")
 	rest, code := parseArgs(fs, args)
 	if code >= 0 {
 		return code
 	}
-	if len(rest) > 0 || *timeout <= 0 {
-		return exitUsage
+	var bad problems
+	bad.none(rest)
+	bad.timeout(*timeout)
+	bad.output(*output, "json")
+	if code := bad.report(c, "sweep"); code >= 0 {
+		return code
 	}
-	getenv := withKubeconfig(c.Getenv, *kubeconfig)
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
-		return exitUsage
+	s, code := start(c, "sweep", startSpec{config: true, local: local})
+	defer s.end()
+	if code >= 0 {
+		return code
 	}
+	cfg := s.cfg
 	if !*dryRun && !cfg.DryRun && !confirmed(c, "sweep", sweepPlan(cfg), "; --dry-run logs the repairs without writing", *yes) {
 		return exitUsage
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	awsCfg, err := live.AWSConfig(ctx)
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
-		return exitUsage
+	if code := s.connect(ctx); code >= 0 {
+		return code
 	}
-	log := slog.New(slog.NewJSONHandler(c.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	actor, err := live.NewActor(cfg, awsCfg, log, live.Options{DryRun: *dryRun, Metrics: metrics.New(c.Stderr).WithStack(cfg.MetricsStack)})
+	acts, err := s.actors(*dryRun)
 	if err != nil {
-		fmt.Fprintf(c.Stderr, "drainpipe sweep: %v\n", err)
-		return exitUsage
+		return s.fail(exitUsage, err)
 	}
-	start := time.Now()
-	r := actor.Act(ctx, handler.Task{Sweep: true})
-	out, _ := json.MarshalIndent(map[string]any{"status": r.Status.String(), "reason": r.Reason,
-		"elapsedMs": time.Since(start).Milliseconds()}, "", "  ")
-	fmt.Fprintln(c.Stdout, string(out))
-	if r.Status == handler.StatusRetry {
+	rep := acts.Sweep.Run(ctx)
+	if err := printSweep(c.Stdout, rep, *output); err != nil {
+		return s.failf(exitFail, "writing: %w", err)
+	}
+	if rep.Result().Status == handler.StatusRetry {
 		return exitFail
 	}
 	return exitOK
+}
+
+// printSweep prints a sweep's report: its summary, then one line per
+// repair and per held node left; -o json prints the report itself.
+func printSweep(out io.Writer, rep sweep.Report, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintln(out, rep.Result().Reason)
+	if len(rep.Repairs)+len(rep.Left) == 0 {
+		return nil
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "\nNODE\tCLUSTER\tINSTANCE\tOUTCOME\tREASON")
+	for _, r := range rep.Repairs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Node, r.Cluster, dash(r.Instance), r.What, r.Reason)
+	}
+	for _, l := range rep.Left {
+		fmt.Fprintf(w, "%s\t%s\t-\tleft\t%s\n", l.Node, l.Cluster, l.Reason)
+	}
+	return w.Flush()
 }
 
 // sweepPlan says what a sweep writes, for its confirmation: which repairs

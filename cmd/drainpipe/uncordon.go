@@ -37,8 +37,8 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 	kf := addKubeFlags(fs)
 	all := fs.Bool("all", false, "every node Drainpipe holds")
 	selector := fs.String("l", "", "nodes matching this label selector (those Drainpipe holds)")
-	dryRun := fs.Bool("dry-run", false, "say what would be given back; write nothing (API server dry run)")
-	yes := fs.Bool("yes", false, "--all or -l: give the nodes back without asking")
+	dryRun := addDryRun(fs, "say what would be given back; write nothing (API server dry run)")
+	yes := addYes(fs, "--all or -l: give the nodes back without asking")
 	force := fs.Bool("force", false, "also give back nodes whose deadline has not passed (a Spot warning still running)")
 	names, code := parseArgs(fs, args)
 	if code >= 0 {
@@ -62,13 +62,16 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 			return fail(exitUsage, "-l %q: %v", *selector, err)
 		}
 	}
+	// Started before the kubeconfig is read: client-go logs from then on.
+	s, _ := start(c, "uncordon", startSpec{})
+	defer s.end()
 	client, err := kf.client(ctx, c)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeTimeout)
 	defer cancel()
-	nodes, code := readNodes(ctx, c, client, names, *selector)
+	nodes, code := readNodes(ctx, s, client, names, *selector)
 	if nodes == nil && code != exitOK {
 		return code
 	}
@@ -94,8 +97,7 @@ func uncordon(ctx context.Context, c cli, args []string) int {
 		g, err := drain.UncordonRead(ctx, client, n, drain.Match{DryRun: *dryRun})
 		switch {
 		case err != nil:
-			fmt.Fprintf(c.Stderr, "drainpipe uncordon: %v\n", err)
-			code = exitFail
+			code = s.fail(exitFail, err)
 		case !g.Back:
 			fmt.Fprintf(c.Stdout, "%snode %s left as it is: %s\n", prefix, g.Node, g.Reason)
 		default:

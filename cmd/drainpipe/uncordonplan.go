@@ -16,12 +16,11 @@ import (
 // readNodes reads the named nodes, or lists those Drainpipe holds (among
 // the selector's, when set). A named node that cannot be read is reported
 // and skipped (code exitFail); a failed LIST returns nil.
-func readNodes(ctx context.Context, c cli, client kubernetes.Interface, names []string, selector string) ([]*corev1.Node, int) {
+func readNodes(ctx context.Context, s *session, client kubernetes.Interface, names []string, selector string) ([]*corev1.Node, int) {
 	if len(names) == 0 {
 		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe uncordon: listing nodes: %v\n", err)
-			return nil, exitFail
+			return nil, s.failf(exitFail, "listing nodes: %w", err)
 		}
 		nodes := []*corev1.Node{}
 		for i := range list.Items {
@@ -36,8 +35,7 @@ func readNodes(ctx context.Context, c cli, client kubernetes.Interface, names []
 	for _, name := range names {
 		n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			fmt.Fprintf(c.Stderr, "drainpipe uncordon: getting node %s: %v\n", name, err)
-			code = exitFail
+			code = s.failf(exitFail, "getting node %s: %w", name, err)
 			continue
 		}
 		nodes = append(nodes, n)

@@ -4,23 +4,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // ContextKeys lists every CDK context key FromContext reads, for docs and
 // for catching typos in cdk.json.
-var ContextKeys = []string{
-	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix",
-	"actionSpot", "actionRebalance", "actionStateChange", "actionScheduledChange", "actionAsgLifecycle",
-	"actionCapacityReservation", "actionCapacityBlock", "lifecycleHookNames",
+var ContextKeys = slices.Concat([]string{
+	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix"}, actionKeys(), []string{"lifecycleHookNames",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
 	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
 	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 	"sweepInterval", "alarmDrainBlockedSeconds", "accountConcurrencyLimit",
 	"snsTopicArns", "queueAdminArns", "codeSigningConfigArn",
+})
+
+// actionKeys are the kinds' action context keys, from the kinds table.
+func actionKeys() []string {
+	var keys []string
+	for _, f := range (Actions{}).fields() {
+		keys = append(keys, f.key)
+	}
+	return keys
 }
 
 // FromContext builds Props from CDK context. get returns a key's value or
@@ -34,13 +44,12 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.list("awsAuthClusters", &p.AWSAuthClusters)
 	r.list("asgNames", &p.ASGNames)
 	r.str("asgNamePrefix", &p.ASGNamePrefix)
-	r.str("actionSpot", &p.Actions.Spot)
-	r.str("actionRebalance", &p.Actions.Rebalance)
-	r.str("actionStateChange", &p.Actions.StateChange)
-	r.str("actionScheduledChange", &p.Actions.ScheduledChange)
-	r.str("actionAsgLifecycle", &p.Actions.ASGLifecycle)
-	r.str("actionCapacityReservation", &p.Actions.CapacityReservation)
-	r.str("actionCapacityBlock", &p.Actions.CapacityBlock)
+	for _, k := range event.Kinds() {
+		if dst := p.Actions.field(k); dst != nil {
+			info, _ := event.Info(k)
+			r.str(info.ContextKey, dst)
+		}
+	}
 	r.list("lifecycleHookNames", &p.LifecycleHookNames)
 	r.boolean("dryRun", &p.DryRun)
 	r.str("requiredTag", &p.RequiredTag)

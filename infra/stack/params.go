@@ -73,7 +73,7 @@ func templateParams(s awscdk.Stack, p Props) (Props, func(*Construct)) {
 		}
 		cfn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_LIFECYCLE_HOOK_NAMES"), awscdk.Fn_Join(jsii.String(","), hooks.ValueAsList()))
 		for _, r := range c.Rules {
-			if id := *r.Node().Id(); id == "ASGLifecycleRule" || id == "ASGLaunchLifecycleRule" {
+			if servedGroupsRule(*r.Node().Id()) {
 				r.Node().DefaultChild().(awsevents.CfnRule).AddPropertyOverride(jsii.String("EventPattern.detail.LifecycleHookName"), hooks.ValueAsList())
 			}
 		}

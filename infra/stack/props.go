@@ -2,6 +2,7 @@ package stack
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 
 	"github.com/drainpipe/drainpipe/internal/config"
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // Props configures the stack. FromContext fills it from CDK context;
@@ -118,10 +120,29 @@ type Props struct {
 	StackNamedQueue bool
 }
 
-// Actions holds the action per event kind: none, cordon or cordon-and-drain.
+// Actions holds the action per event kind: none, cordon or cordon-and-drain;
+// empty keeps the function's default. Each field's kind tag names its row
+// in the kinds table (event.Table), which gives its context key and
+// variable; TestActionsCoverEveryKind fails when a kind lacks its field.
 type Actions struct {
-	Spot, Rebalance, StateChange, ScheduledChange, ASGLifecycle string
-	CapacityReservation, CapacityBlock                          string
+	Spot                string `kind:"spot-interruption"`
+	Rebalance           string `kind:"rebalance-recommendation"`
+	StateChange         string `kind:"state-change"`
+	ScheduledChange     string `kind:"scheduled-change"`
+	ASGLifecycle        string `kind:"asg-lifecycle"`
+	CapacityReservation string `kind:"capacity-reservation-interruption"`
+	CapacityBlock       string `kind:"capacity-block-expiry"`
+}
+
+// field is the action of kind k; nil when Actions has no field for it.
+func (a *Actions) field(k event.Kind) *string {
+	v := reflect.ValueOf(a).Elem()
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("kind") == string(k) {
+			return v.Field(i).Addr().Interface().(*string)
+		}
+	}
+	return nil
 }
 
 // Limits the stack derives from Props.
@@ -195,16 +216,20 @@ var (
 // actionField ties an action to its context key and environment variable.
 type actionField struct{ key, env, value string }
 
+// fields lists every kind with an action, in the kinds table's order.
 func (a Actions) fields() []actionField {
-	return []actionField{
-		{"actionSpot", "DRAINPIPE_ACTION_SPOT", a.Spot},
-		{"actionRebalance", "DRAINPIPE_ACTION_REBALANCE", a.Rebalance},
-		{"actionStateChange", "DRAINPIPE_ACTION_STATE_CHANGE", a.StateChange},
-		{"actionScheduledChange", "DRAINPIPE_ACTION_SCHEDULED_CHANGE", a.ScheduledChange},
-		{"actionAsgLifecycle", "DRAINPIPE_ACTION_ASG_LIFECYCLE", a.ASGLifecycle},
-		{"actionCapacityReservation", "DRAINPIPE_ACTION_CAPACITY_RESERVATION", a.CapacityReservation},
-		{"actionCapacityBlock", "DRAINPIPE_ACTION_CAPACITY_BLOCK", a.CapacityBlock},
+	var out []actionField
+	for _, r := range event.Table() {
+		if r.Setting == "" {
+			continue
+		}
+		f := actionField{key: r.ContextKey, env: r.Setting}
+		if v := a.field(r.Kind); v != nil {
+			f.value = *v
+		}
+		out = append(out, f)
 	}
+	return out
 }
 
 // reservedEnv reports whether the stack sets k from a dedicated prop.

@@ -1,11 +1,15 @@
 package stack
 
 import (
+	"slices"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // ruleSpec is one EventBridge rule: what it matches and why.
@@ -14,59 +18,56 @@ type ruleSpec struct {
 	pattern         *awsevents.EventPattern
 }
 
-// ruleSpecs returns the rules for p. State changes are limited to the states
-// the handler acts on; lifecycle actions to the configured groups.
+// ruleSpecs returns the rules for p, one per kind the kinds table gives a
+// rule: EC2's own notices first, then other services', then the served
+// groups' lifecycle actions, only when some groups are served. The order
+// is the queue policy's list of rules: kept, a deployed stack's policy
+// does not change.
 func ruleSpecs(p Props) []ruleSpec {
-	specs := []ruleSpec{
-		{"SpotInterruptionRule", "Spot interruption warnings (two minutes' notice)", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.ec2"),
-			DetailType: jsii.Strings("EC2 Spot Instance Interruption Warning"),
-		}},
-		{"RebalanceRule", "Spot rebalance recommendations", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.ec2"),
-			DetailType: jsii.Strings("EC2 Instance Rebalance Recommendation"),
-		}},
-		{"StateChangeRule", "Instances stopping or terminating, and running again (to give their nodes back)", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.ec2"),
-			DetailType: jsii.Strings("EC2 Instance State-change Notification"),
-			Detail: &map[string]any{
-				"state": []string{"stopping", "stopped", "shutting-down", "terminated", "pending", "running"},
-			},
-		}},
-		{"CapacityReservationRule", "Interruptible Capacity Reservation interruption warnings (two minutes' notice)", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.ec2"),
-			DetailType: jsii.Strings("EC2 Capacity Reservation Instance Interruption Warning"),
-		}},
-		// AWS's documentation spells this detail-type both ways; the
-		// warning names the reservation, whose instances the handler lists.
-		{"CapacityBlockRule", "Capacity Block expiration warnings (40 minutes before the block ends)", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.ec2"),
-			DetailType: jsii.Strings("Capacity Block Expiration Warning", "Capacity Block Reservation Expiration Warning"),
-		}},
-		{"ScheduledChangeRule", "AWS Health scheduled changes for EC2 (retirement, maintenance)", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.health"),
-			DetailType: jsii.Strings("AWS Health Event"),
-			Detail: &map[string]any{
-				"service":           []string{"EC2"},
-				"eventTypeCategory": []string{"scheduledChange"},
-			},
-		}},
+	var ec2, others, perGroup []ruleSpec
+	groups := groupMatchers(p)
+	for _, k := range event.Table() {
+		if k.Rule == nil {
+			continue
+		}
+		pattern := &awsevents.EventPattern{Source: jsii.Strings(k.Source), DetailType: jsii.Strings(k.DetailTypes...)}
+		spec := ruleSpec{k.Rule.ID, k.Rule.Description, pattern}
+		switch {
+		case k.Rule.ServedGroups:
+			if len(groups) > 0 {
+				pattern.Detail = hookDetail(p, groups)
+				perGroup = append(perGroup, spec)
+			}
+		case k.Source == "aws.ec2":
+			pattern.Detail = detailMatch(k.Rule.Detail)
+			ec2 = append(ec2, spec)
+		default:
+			pattern.Detail = detailMatch(k.Rule.Detail)
+			others = append(others, spec)
+		}
 	}
-	if groups := groupMatchers(p); len(groups) > 0 {
-		specs = append(specs, ruleSpec{"ASGLifecycleRule", "Auto Scaling terminate lifecycle actions of the configured groups", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.autoscaling"),
-			DetailType: jsii.Strings("EC2 Instance-terminate Lifecycle Action"),
-			Detail:     hookDetail(p, groups),
-		}})
-		// A launch hook left to time out ends in ABANDON by default,
-		// which terminates the new instance: the function completes it.
-		specs = append(specs, ruleSpec{"ASGLaunchLifecycleRule", "Auto Scaling launch lifecycle actions of the configured groups", &awsevents.EventPattern{
-			Source:     jsii.Strings("aws.autoscaling"),
-			DetailType: jsii.Strings("EC2 Instance-launch Lifecycle Action"),
-			Detail:     hookDetail(p, groups),
-		}})
+	return slices.Concat(ec2, others, perGroup)
+}
+
+// servedGroupsRule reports whether the rule with construct ID id matches
+// the served groups' lifecycle actions.
+func servedGroupsRule(id string) bool {
+	return slices.ContainsFunc(event.Table(), func(k event.KindInfo) bool {
+		return k.Rule != nil && k.Rule.ServedGroups && k.Rule.ID == id
+	})
+}
+
+// detailMatch is an event pattern's detail matching any of each field's
+// values; nil for none.
+func detailMatch(fields map[string][]string) *map[string]any {
+	if fields == nil {
+		return nil
 	}
-	return specs
+	m := make(map[string]any, len(fields))
+	for k, v := range fields {
+		m[k] = v
+	}
+	return &m
 }
 
 // groupMatchers lists the exact names and the prefix as one EventBridge

@@ -1,5 +1,12 @@
 package config
 
+import (
+	"slices"
+	"strings"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+)
+
 // Setting documents one DRAINPIPE_* variable. The table below is the one
 // source of the configuration reference (docs/configuration.md is generated
 // from it) and of the list of known names (unknown ones are reported);
@@ -17,15 +24,25 @@ type Setting struct {
 // Settings lists every variable Load reads, in the reference's order.
 // When you add a variable to Load, add its row here.
 func Settings() []Setting {
+	return slices.Insert(settings(), 1, actionSettings()...)
+}
+
+// actionSettings are the kinds' DRAINPIPE_ACTION_* rows, from the kinds
+// table.
+func actionSettings() []Setting {
+	var out []Setting
+	for _, r := range event.Table() {
+		if r.Setting != "" {
+			out = append(out, Setting{Name: strings.TrimPrefix(r.Setting, Prefix), Default: "`" + r.DefaultAction + "`", Meaning: r.SettingDoc})
+		}
+	}
+	return out
+}
+
+// settings are the rows of every variable but the actions.
+func settings() []Setting {
 	return []Setting{
 		{Name: "DRY_RUN", Default: "`false`", Meaning: "`true`: the function logs what it would do per instance (action, lifecycle hooks) and calls nothing, neither AWS nor Kubernetes, so it does not learn the node; `drainpipe run --dry-run` also looks the instance and node up"},
-		{Name: "ACTION_SPOT", Default: "`cordon-and-drain`", Meaning: "action on a Spot interruption warning: `none`, `cordon` or `cordon-and-drain`"},
-		{Name: "ACTION_REBALANCE", Default: "`cordon`", Meaning: "action on a rebalance recommendation (frequent, often without an interruption)"},
-		{Name: "ACTION_STATE_CHANGE", Default: "`cordon-and-drain`", Meaning: "action when an instance enters `stopping`, `stopped`, `shutting-down` or `terminated`"},
-		{Name: "ACTION_SCHEDULED_CHANGE", Default: "`cordon-and-drain`", Meaning: "action on an AWS Health EC2 scheduled change (every affected instance)"},
-		{Name: "ACTION_ASG_LIFECYCLE", Default: "`cordon-and-drain`", Meaning: "action on an Auto Scaling terminate lifecycle hook; the hook is completed whatever the action, even `none`"},
-		{Name: "ACTION_CAPACITY_RESERVATION", Default: "`cordon-and-drain`", Meaning: "action on an EC2 Capacity Reservation Instance Interruption Warning (interruptible reservations; terminated at `instance-termination-time`)"},
-		{Name: "ACTION_CAPACITY_BLOCK", Default: "`cordon-and-drain`", Meaning: "action on a Capacity Block Expiration Warning, for every instance EC2 lists in the block (`DescribeInstances` by `capacity-reservation-id`)"},
 		{Name: "KARPENTER_NODES", Default: "`handle`", Meaning: "`handle`: nodes labelled `karpenter.sh/nodepool` (or, before Karpenter v1, `karpenter.sh/provisioner-name`) are handled like any node; `skip`: left to Karpenter's own interruption queue (see [Karpenter](policy.md#karpenter))"},
 		{Name: "AUTO_MODE_NODES", Default: "`skip`", Meaning: "`skip`: EKS Auto Mode nodes (`eks.amazonaws.com/compute-type=auto`) are left to EKS, which handles their interruptions, with a logged reason; `handle`: handled like any node"},
 		{Name: "OUT_OF_SERVICE", Default: "`true`", Meaning: "taint the node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 reports its instance `stopped` (or `terminated` with the Node left); removed when it runs again (see [Return to service](return-to-service.md))"},

@@ -15,14 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// AnnotationActed lists the EC2 scheduled events already acted on for the
-// node's instance, each as ScheduledKey gives it, whether an AWS Health
-// notice or the sweep found it first: the other source then leaves it. It
-// lies outside the drainpipe.dev/ prefix on purpose: a give-back removes
-// that prefix, and a late notice for an event already over must still
-// find it recorded.
-const AnnotationActed = "acted.drainpipe.dev/scheduled-events"
-
 // maxActed bounds the record: an instance sees few scheduled events.
 const maxActed = 8
 

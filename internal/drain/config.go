@@ -34,24 +34,8 @@ const (
 	DefaultBurst         = 400
 )
 
-// Names written on cordoned nodes (with AnnotationRestore and
-// AnnotationOutOfService): every reader of Drainpipe's marks uses these.
+// Limits and layouts of the drain (the marks are in marks.go).
 const (
-	TaintKey            = "drainpipe.dev/interruption"
-	ExcludeFromLBLabel  = "node.kubernetes.io/exclude-from-external-load-balancers"
-	AnnotationEventID   = "drainpipe.dev/event-id"
-	AnnotationKind      = "drainpipe.dev/kind"
-	AnnotationDeadline  = "drainpipe.dev/deadline"
-	AnnotationFirstSeen = "drainpipe.dev/first-seen"
-	// AnnotationThreatTime is the event time (RFC 3339, as precise as AWS
-	// gave it) of the newest threat the node was taken for: a restore
-	// dated no later than it is overtaken and gives nothing back (SQS and
-	// EventBridge do not keep order).
-	AnnotationThreatTime = "drainpipe.dev/threat-time"
-	// AnnotationThreatEnd is when the threat the node is held for is over
-	// at the latest (RFC 3339): a Capacity Block's end, an AWS Health
-	// window's end. The sweep gives the node back no earlier.
-	AnnotationThreatEnd   = "drainpipe.dev/threat-end"
 	annotationTimeLayout  = time.RFC3339
 	criticalPriority      = 2000000000 // system-cluster-critical and above
 	minGraceSeconds       = 1          // a clamped grace never goes below this; 0 would force-delete

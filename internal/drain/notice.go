@@ -12,17 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Annotations the workloads read and write.
-const (
-	// AnnotationInterruption tells the node and each pod to be evicted
-	// what is coming (an Interruption in JSON) before the first eviction;
-	// a pod reads it live through a downward-API volume.
-	AnnotationInterruption = "drainpipe.dev/interruption"
-	// AnnotationNotice, "true" on a pod, asks for Config.NoticePeriod
-	// between the warning and the pod's eviction (to checkpoint).
-	AnnotationNotice = "drainpipe.dev/notice"
-)
-
 // Interruption is the value of AnnotationInterruption.
 type Interruption struct {
 	Kind string `json:"kind"`

@@ -7,14 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// AnnotationDoNotDisrupt is Karpenter's: "true" protects a pod for ever,
-// a Go duration ("4h") for that long after it started. A Run evicts such
-// pods last: under a deadline it deletes them at the latest moment their
-// grace still fits before it, never leaving them to die with the
-// instance; without one it leaves them until their protection ends (the
-// caller's rules decide when to stop waiting, a lifecycle hook's limit).
-const AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
-
 // ProtectedReason is the Detail of EventDeleted for a protected pod.
 const ProtectedReason = "karpenter.sh/do-not-disrupt: deleted at the latest moment its grace period still fits before the deadline"
 

@@ -6,23 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// What Drainpipe writes so it can give a node back exactly.
-const (
-	// AnnotationRestore records, once, what the first cordon changed: see
-	// restoreRecord.
-	AnnotationRestore = "drainpipe.dev/restore"
-	// AnnotationOutOfService marks an out-of-service taint Drainpipe put.
-	AnnotationOutOfService = "drainpipe.dev/out-of-service"
-	// OutOfServiceTaintKey is Kubernetes' non-graceful node shutdown taint.
-	OutOfServiceTaintKey   = "node.kubernetes.io/out-of-service"
-	outOfServiceTaintValue = "nodeshutdown"
-	// KarpenterDisruptedTaint is on nodes Karpenter is disrupting: never
-	// give such a node back.
-	KarpenterDisruptedTaint = "karpenter.sh/disrupted"
-	// KarpenterDisruptionTaintV0 is the same mark before Karpenter v1.
-	KarpenterDisruptionTaintV0 = "karpenter.sh/disruption"
-)
-
 // restoreRecord is what Drainpipe's first cordon of a node changed, kept in
 // AnnotationRestore so that giving the node back undoes exactly that: a
 // node someone else had cordoned stays unschedulable, and the exclusion

@@ -14,11 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// AnnotationReport keeps a bounded Summary of the node's drain, rewritten
-// at the end of every Run, so `drainpipe nodes NODE` (or kubectl) answers
-// "why isn't this node draining?" while it is.
-const AnnotationReport = "drainpipe.dev/drain-report"
-
 // maxListed bounds each list of a Summary; the rest is counted in More.
 const maxListed = 10
 

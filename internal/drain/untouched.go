@@ -30,16 +30,6 @@ type Untouched struct {
 	Absent     []string
 }
 
-// ownAnnotations are the node annotations Drainpipe writes under
-// drainpipe.dev/: a node carrying any was touched, and a give-back removes
-// these and no other (deploy/admission-policy.yaml lists the same keys).
-var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
-	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption}
-
-// OwnAnnotations returns a copy of ownAnnotations, for the checks that hold
-// other lists of Drainpipe's marks (the admission policy's) to it.
-func OwnAnnotations() []string { return slices.Clone(ownAnnotations) }
-
 // CordonUntouched cordons req.Node in one request, without reading it
 // first, when the node is as u expects; it returns the node as patched.
 // The patch is what cordon would send after reading such a node, as a

@@ -21,6 +21,9 @@ type Local struct {
 	config *clientcmdapi.Config
 	qps    float32
 	burst  int
+	// context, when set, serves every cluster: the command-line tool's
+	// --context, which names the cluster to act on whatever it is called.
+	context string
 
 	mu      sync.Mutex
 	clients map[string]kubernetes.Interface
@@ -53,6 +56,16 @@ func (l *Local) HasContext(name string) bool {
 	return ok
 }
 
+// UseContext makes every cluster's client use the kubeconfig context name;
+// an unknown one is an error, as with kubectl.
+func (l *Local) UseContext(name string) error {
+	if !l.HasContext(name) {
+		return fmt.Errorf("context %q not found in kubeconfig", name)
+	}
+	l.context = name
+	return nil
+}
+
 // Client returns the clientset for cluster (see Local for how the context
 // is chosen), building it on first use.
 func (l *Local) Client(_ context.Context, cluster string) (kubernetes.Interface, error) {
@@ -64,6 +77,9 @@ func (l *Local) Client(_ context.Context, cluster string) (kubernetes.Interface,
 	overrides := &clientcmd.ConfigOverrides{}
 	if _, ok := l.config.Contexts[cluster]; ok && cluster != "" {
 		overrides.CurrentContext = cluster
+	}
+	if l.context != "" {
+		overrides.CurrentContext = l.context
 	}
 	rc, err := clientcmd.NewDefaultClientConfig(*l.config, overrides).ClientConfig()
 	if err != nil {

@@ -1,6 +1,7 @@
 package eks
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,15 +38,7 @@ func TestLocalPicksContextByClusterName(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testCtx(t)
-	for _, cluster := range []string{"green", "blue", "unnamed"} {
-		k, err := l.Client(ctx, cluster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	reach(ctx, t, l, "green", "blue", "unnamed")
 	blueAuth, _ := blue.seen()
 	greenAuth, _ := green.seen()
 	if len(greenAuth) != 1 || greenAuth[0] != "Bearer local-green" {
@@ -86,5 +79,42 @@ func TestLocalOnSandbox(t *testing.T) {
 	}
 	if _, err := k.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err != nil {
 		t.Errorf("getting namespace default through the sandbox kubeconfig: %v", err)
+	}
+}
+
+// UseContext sends every cluster, even one named after another context,
+// through the chosen context; an unknown one is refused.
+func TestLocalUseContext(t *testing.T) {
+	blue, green := newAPIServer(t, 0, nil), newAPIServer(t, 0, nil)
+	l, err := NewLocal(writeKubeconfig(t, "blue", map[string]*apiServer{"blue": blue, "green": green}), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.UseContext("typo"); err == nil {
+		t.Error("UseContext(typo) = nil, want an error")
+	}
+	if err := l.UseContext("green"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	reach(ctx, t, l, "blue", "unnamed")
+	blueAuth, _ := blue.seen()
+	greenAuth, _ := green.seen()
+	if len(blueAuth) != 0 || len(greenAuth) != 2 {
+		t.Errorf("blue saw %d requests, green %d; want 0 and 2", len(blueAuth), len(greenAuth))
+	}
+}
+
+// reach gets node n1 of each cluster through l.
+func reach(ctx context.Context, t *testing.T, l *Local, clusters ...string) {
+	t.Helper()
+	for _, cluster := range clusters {
+		k, err := l.Client(ctx, cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

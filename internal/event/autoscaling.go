@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -138,4 +139,26 @@ func parseAutoScaling(body []byte) (Parsed, error) {
 		}
 	}
 	return act(lifecycleInterruption(lc, n.RequestID, n.AccountID, "", t))
+}
+
+func sampleTerminate(s SampleSpec, e *SampleEvent) error {
+	return sampleLifecycle(s, e, TransitionTerminating, "AutoScalingGroup", "EC2")
+}
+
+func sampleLaunch(s SampleSpec, e *SampleEvent) error {
+	return sampleLifecycle(s, e, TransitionLaunching, "EC2", "AutoScalingGroup")
+}
+
+// sampleLifecycle is a lifecycle action of the group's hook, under a new
+// token unless one is given.
+func sampleLifecycle(s SampleSpec, e *SampleEvent, transition, origin, destination string) error {
+	token := s.Token
+	if token == "" {
+		token = s.NewID()
+	}
+	e.Detail = map[string]string{"LifecycleActionToken": token, "AutoScalingGroupName": s.Group, "LifecycleHookName": s.Hook,
+		"EC2InstanceId": s.Instance, "LifecycleTransition": transition, "Origin": origin, "Destination": destination}
+	e.Resources = []string{fmt.Sprintf("arn:aws:autoscaling:%s:%s:autoScalingGroup:%s:autoScalingGroupName/%s",
+		s.Region, s.Account, s.NewID(), s.Group)}
+	return nil
 }

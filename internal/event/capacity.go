@@ -1,6 +1,9 @@
 package event
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // capacityDetail is the detail of an EC2 Capacity Reservation Instance
 // Interruption Warning (interruptible Capacity Reservations).
@@ -37,4 +40,10 @@ func parseCapacityInterruption(h header, raw json.RawMessage) (Parsed, error) {
 		in.Summary += ", instance-action " + clip(d.InstanceAction)
 	}
 	return act(in)
+}
+
+func sampleCapacity(s SampleSpec, e *SampleEvent) error {
+	e.Detail = map[string]string{"instance-id": s.Instance, "instance-action": "terminate",
+		"instance-termination-time": s.Now.Add(s.In).UTC().Format(time.RFC3339)}
+	return nil
 }

@@ -65,3 +65,10 @@ func parseBlockExpiry(h header, raw json.RawMessage) (Parsed, error) {
 	}
 	return act(in)
 }
+
+func sampleBlockExpiry(s SampleSpec, e *SampleEvent) error {
+	e.Resources = []string{fmt.Sprintf("arn:aws:ec2:%s:%s:capacity-reservation/%s", s.Region, s.Account, s.Reservation)}
+	e.Detail = map[string]string{"capacity-reservation-id": s.Reservation,
+		"end-date": s.Now.Add(s.In + BlockTerminationLead).UTC().Format(time.RFC3339)}
+	return nil
+}

@@ -2,6 +2,9 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -35,6 +38,12 @@ var actedStates = map[string]bool{"stopping": true, "stopped": true, "shutting-d
 // restoreStates are the EC2 states that mean an instance runs again: a node
 // cordoned for its stop can come back.
 var restoreStates = map[string]bool{"pending": true, "running": true}
+
+// StateChangeStates lists the states a state-change notice is read for:
+// actedStates, then restoreStates (the stack's rule matches these only).
+func StateChangeStates() []string {
+	return []string{"stopping", "stopped", "shutting-down", "terminated", "pending", "running"}
+}
 
 func parseSpot(h header, raw json.RawMessage) (Parsed, error) {
 	var d ec2Detail
@@ -99,4 +108,27 @@ func parseStateChange(h header, raw json.RawMessage) (Parsed, error) {
 		in.Deadline = h.time.Add(ShutdownNotice)
 	}
 	return act(in)
+}
+
+func sampleSpot(s SampleSpec, e *SampleEvent) error {
+	e.Detail = map[string]string{"instance-id": s.Instance, "instance-action": "terminate"}
+	return sampleNotice(s, e, "spot")
+}
+
+// sampleInstance is a detail naming the instance only.
+func sampleInstance(s SampleSpec, e *SampleEvent) error {
+	e.Detail = map[string]string{"instance-id": s.Instance}
+	return nil
+}
+
+func sampleStateChange(s SampleSpec, e *SampleEvent) error {
+	if !slices.Contains(StateChangeStates(), s.State) {
+		return fmt.Errorf("--state %q: want one of %s", s.State, strings.Join(StateChangeStates(), ", "))
+	}
+	label := "state-change to " + s.State
+	if s.InSet && !shuttingDown[s.State] {
+		return fmt.Errorf("--in: a %s event has no deadline", label)
+	}
+	e.Detail = map[string]string{"instance-id": s.Instance, "state": s.State}
+	return sampleNotice(s, e, label)
 }

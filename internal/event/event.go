@@ -31,12 +31,6 @@ const (
 	KindASGLaunchLifecycle Kind = "asg-launch-lifecycle"
 )
 
-// Kinds lists every kind, in a stable order.
-func Kinds() []Kind {
-	return []Kind{KindSpotInterruption, KindRebalanceRecommendation, KindStateChange, KindScheduledChange, KindASGLifecycle,
-		KindCapacityReservationInterruption, KindCapacityBlockExpiry}
-}
-
 // Lifecycle identifies one Auto Scaling lifecycle action that must be
 // heartbeated and completed.
 type Lifecycle struct {

@@ -5,9 +5,8 @@ import (
 	"time"
 )
 
-// The EventBridge detail-types Drainpipe knows, each with the only source
-// allowed to send it: anyone can put an event with any detail-type on a
-// bus, but only AWS can use an aws.* source.
+// The EventBridge detail-types Drainpipe knows; each kind's row in the
+// table gives the only source allowed to send it.
 const (
 	detailSpot        = "EC2 Spot Instance Interruption Warning"
 	detailRebalance   = "EC2 Instance Rebalance Recommendation"
@@ -17,19 +16,6 @@ const (
 	detailLaunch      = "EC2 Instance-launch Lifecycle Action"
 	detailCapacity    = "EC2 Capacity Reservation Instance Interruption Warning"
 )
-
-var detailSources = map[string]string{
-	detailSpot:           "aws.ec2",
-	detailRebalance:      "aws.ec2",
-	detailStateChange:    "aws.ec2",
-	detailHealth:         "aws.health",
-	detailTerminate:      "aws.autoscaling",
-	detailLaunch:         "aws.autoscaling",
-	detailCapacity:       "aws.ec2",
-	detailBlockExpiry:    "aws.ec2",
-	detailBlockExpiryAlt: "aws.ec2",
-	detailScheduled:      "aws.events",
-}
 
 // envelope is the EventBridge event structure common to every detail-type.
 type envelope struct {
@@ -64,37 +50,18 @@ func parseEventBridge(body []byte) (Parsed, error) {
 	if env.DetailType == "" {
 		return Parsed{}, rejectf("missing detail-type")
 	}
-	want, known := detailSources[env.DetailType]
+	row, known := byDetailType(env.DetailType)
 	if !known {
 		return ignore("detail-type %q (source %q) is not one Drainpipe handles", clip(env.DetailType), clip(env.Source))
 	}
-	if env.Source != want {
-		return Parsed{}, rejectf("detail-type %q must come from source %q, not %q", env.DetailType, want, clip(env.Source))
+	if env.Source != row.Source {
+		return Parsed{}, rejectf("detail-type %q must come from source %q, not %q", env.DetailType, row.Source, clip(env.Source))
 	}
 	h, err := checkEnvelope(env)
 	if err != nil {
 		return Parsed{}, err
 	}
-	switch env.DetailType {
-	case detailSpot:
-		return parseSpot(h, env.Detail)
-	case detailRebalance:
-		return parseRebalance(h, env.Detail)
-	case detailStateChange:
-		return parseStateChange(h, env.Detail)
-	case detailHealth:
-		return parseHealth(h, env.Detail)
-	case detailTerminate:
-		return parseLifecycleAction(h, detailTerminate, TransitionTerminating, env.Detail)
-	case detailCapacity:
-		return parseCapacityInterruption(h, env.Detail)
-	case detailBlockExpiry, detailBlockExpiryAlt:
-		return parseBlockExpiry(h, env.Detail)
-	case detailScheduled:
-		return parseScheduled(h)
-	default: // detailLaunch
-		return parseLifecycleAction(h, detailLaunch, TransitionLaunching, env.Detail)
-	}
+	return row.parse(h, env.Detail)
 }
 
 func checkEnvelope(env envelope) (header, error) {

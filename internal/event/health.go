@@ -187,3 +187,30 @@ func healthInstances(entities []json.RawMessage, resources json.RawMessage) (ids
 	}
 	return ids, bad
 }
+
+// healthTime is AWS Health's time format (RFC 1123, GMT).
+const healthTime = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// sampleHealth is an EC2 instance retirement scheduled in s.In, AWS
+// Health's most common notice that takes an instance away.
+func sampleHealth(s SampleSpec, e *SampleEvent) error {
+	const code = "AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED"
+	start := s.Now.Add(s.In)
+	e.Resources = []string{s.Instance}
+	e.Detail = map[string]any{
+		"eventArn":          fmt.Sprintf("arn:aws:health:%s::event/EC2/%s/%s_%s", s.Region, code, code, s.NewID()),
+		"service":           "EC2",
+		"eventTypeCode":     code,
+		"eventTypeCategory": "scheduledChange",
+		"eventScopeCode":    "ACCOUNT_SPECIFIC",
+		"eventRegion":       s.Region,
+		"startTime":         start.Format(healthTime),
+		"endTime":           start.Add(2 * time.Hour).Format(healthTime),
+		"lastUpdatedTime":   s.Now.Format(healthTime),
+		"statusCode":        "upcoming",
+		"eventDescription": []map[string]string{{"language": "en_US",
+			"latestDescription": "EC2 has detected degradation of the underlying hardware hosting your instance. The instance will be stopped after the specified start time."}},
+		"affectedEntities": []map[string]string{{"entityValue": s.Instance}},
+	}
+	return nil
+}

@@ -17,15 +17,8 @@ import (
 	"encoding/hex"
 	"math"
 	"strconv"
-)
 
-// Labels that name a node's group.
-const (
-	// NodePoolLabel names the Karpenter (v1) node pool of a node.
-	NodePoolLabel = "karpenter.sh/nodepool"
-	// NodeGroupLabel names the EKS managed node group (one Auto Scaling
-	// group) of a node: it counts an Auto Scaling group's nodes.
-	NodeGroupLabel = "eks.amazonaws.com/nodegroup"
+	"github.com/drainpipe/drainpipe/internal/drain"
 )
 
 // MaxSlots bounds the slots of one group: each waiting node reads them all
@@ -102,11 +95,11 @@ func Of(asg string, labels map[string]string, labelKey string) (g Group, ok bool
 		// group is one Auto Scaling group.
 		sel := count(labelKey)
 		if sel == "" {
-			sel = count(NodeGroupLabel)
+			sel = count(drain.NodeGroupLabel)
 		}
 		return Group{Name: "asg/" + asg, Selector: sel}, true
-	case labels[NodePoolLabel] != "":
-		return Group{Name: "nodepool/" + labels[NodePoolLabel], Selector: count(NodePoolLabel)}, true
+	case labels[drain.KarpenterNodePoolLabel] != "":
+		return Group{Name: "nodepool/" + labels[drain.KarpenterNodePoolLabel], Selector: count(drain.KarpenterNodePoolLabel)}, true
 	case count(labelKey) != "":
 		return Group{Name: "label/" + count(labelKey), Selector: count(labelKey)}, true
 	}

@@ -2,6 +2,8 @@ package group
 
 import (
 	"testing"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
 )
 
 func TestSlots(t *testing.T) {
@@ -39,15 +41,15 @@ func TestOf(t *testing.T) {
 		want   Group
 		ok     bool
 	}{
-		{"auto scaling group, counted by the operator's label", "web", map[string]string{key: "a", NodeGroupLabel: "ng"},
+		{"auto scaling group, counted by the operator's label", "web", map[string]string{key: "a", drain.NodeGroupLabel: "ng"},
 			Group{Name: "asg/web", Selector: key + "=a"}, true},
-		{"auto scaling group, counted as a managed node group", "web", map[string]string{NodeGroupLabel: "ng"},
-			Group{Name: "asg/web", Selector: NodeGroupLabel + "=ng"}, true},
+		{"auto scaling group, counted as a managed node group", "web", map[string]string{drain.NodeGroupLabel: "ng"},
+			Group{Name: "asg/web", Selector: drain.NodeGroupLabel + "=ng"}, true},
 		{"auto scaling group, nothing to count it by", "web", nil, Group{Name: "asg/web"}, true},
-		{"karpenter node pool", "", map[string]string{NodePoolLabel: "default", key: "a"},
-			Group{Name: "nodepool/default", Selector: NodePoolLabel + "=default"}, true},
+		{"karpenter node pool", "", map[string]string{drain.KarpenterNodePoolLabel: "default", key: "a"},
+			Group{Name: "nodepool/default", Selector: drain.KarpenterNodePoolLabel + "=default"}, true},
 		{"operator's label", "", map[string]string{key: "a"}, Group{Name: "label/" + key + "=a", Selector: key + "=a"}, true},
-		{"no group", "", map[string]string{NodeGroupLabel: "ng"}, Group{}, false},
+		{"no group", "", map[string]string{drain.NodeGroupLabel: "ng"}, Group{}, false},
 	} {
 		got, ok := Of(tt.asg, tt.labels, key)
 		if got != tt.want || ok != tt.ok {

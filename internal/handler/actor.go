@@ -15,11 +15,7 @@ type Task struct {
 	// Reservation, set instead of InstanceID, is a Capacity Block whose
 	// instances the actor finds (a block expiry names no instance).
 	Reservation string
-	// Sweep, set instead of InstanceID, asks the actor to sweep: check
-	// every node Drainpipe holds against EC2 and repair what a lost notice
-	// left (one task however many sweep messages the batch holds).
-	Sweep  bool
-	Action policy.Action
+	Action      policy.Action
 	// Interruptions are every interruption in the batch naming this
 	// instance; every lifecycle hook among them must be completed.
 	Interruptions []event.Interruption
@@ -74,4 +70,37 @@ func SoonerWithin(a, b time.Duration) time.Duration {
 // Actor carries out tasks. The dry-run actor logs; the pipeline acts.
 type Actor interface {
 	Act(ctx context.Context, t Task) Result
+}
+
+// An Actor may have any of three optional capabilities, which the handler
+// uses when it has them (the pipeline has all three, the dry-run actor
+// none). New looks for them once; an Actor states the ones it means to
+// have with a compile-time assertion (var _ handler.Preparer = ...), so a
+// changed signature fails the build instead of silently dropping one.
+type (
+	// Preparer prepares for a whole batch before its tasks are dispatched
+	// (one EC2 call instead of one per instance; hooks held from the start).
+	Preparer interface {
+		Prepare(ctx context.Context, tasks []Task)
+	}
+	// LastDeliveryCompleter completes, without acting on the node, the
+	// lifecycle hooks of a task's records on their last delivery: the
+	// handler calls it when the invocation has no time to act.
+	LastDeliveryCompleter interface {
+		CompleteLastDelivery(ctx context.Context, t Task) Result
+	}
+	// Flusher has work still in flight after its tasks returned (webhook
+	// messages). Handle calls Flush once every outcome is settled, so the
+	// work can delay the answer, within the reserve, but never change it.
+	Flusher interface {
+		Flush(ctx context.Context)
+	}
+)
+
+// Sweeper runs the periodic sweep a sweep message asks for: it checks
+// every node Drainpipe holds against EC2 and repairs what a lost notice
+// left. A batch's sweep messages make one sweep, however many there are;
+// it is handed to the Sweeper, never to the Actor.
+type Sweeper interface {
+	Sweep(ctx context.Context) Result
 }

@@ -114,7 +114,7 @@ func FuzzAdmitRecord(f *testing.F) {
 func checkTask(t *testing.T, task Task, o origin, now time.Time) {
 	t.Helper()
 	targets := 0
-	for _, set := range []bool{task.InstanceID != "", task.Reservation != "", task.Sweep} {
+	for _, set := range []bool{task.InstanceID != "", task.Reservation != "", isSweep(task)} {
 		if set {
 			targets++
 		}

@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// lastDeliveryCompleter is an Actor that can, without acting on the node,
-// complete the lifecycle hooks of a task's records on their last delivery.
-type lastDeliveryCompleter interface {
-	CompleteLastDelivery(ctx context.Context, t Task) Result
-}
-
 // cannotAct answers a batch the invocation has no time to act on (the
 // function's timeout is within DeadlineReserve): every task is retried,
 // but hooks on their last delivery are still completed, or their
@@ -34,11 +28,10 @@ func (h *Handler) cannotAct(ctx context.Context, tasks []Task) []taskResult {
 	reason := fmt.Sprintf("not started: invocation had %s left, within the deadline reserve %s",
 		left.Round(time.Millisecond), h.opts.DeadlineReserve)
 	results := make([]taskResult, len(tasks))
-	c, ok := h.opts.Actor.(lastDeliveryCompleter)
 	for i, t := range tasks {
 		r := Result{Status: StatusRetry, Reason: reason}
-		if ok {
-			r = c.CompleteLastDelivery(ctx, t)
+		if h.completer != nil && !isSweep(t) {
+			r = h.completer.CompleteLastDelivery(ctx, t)
 			r.Reason = reason + "; " + r.Reason
 		}
 		results[i] = taskResult{Result: r, finished: true, end: time.Now()}

@@ -5,16 +5,9 @@ import (
 	"fmt"
 )
 
-// flusher is an Actor with work still in flight after its tasks returned
-// (webhook messages). Handle calls Flush once every outcome is settled, so
-// the work can delay the answer, within the reserve, but never change it.
-type flusher interface {
-	Flush(ctx context.Context)
-}
-
 // flush gives f until a quarter of the reserve before the deadline, the
 // same bound as OnRetry, turning a panic into a log line.
-func (h *Handler) flush(ctx context.Context, f flusher) {
+func (h *Handler) flush(ctx context.Context, f Flusher) {
 	ctx, cancel := h.beforeAnswer(ctx)
 	defer cancel()
 	defer func() {

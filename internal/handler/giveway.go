@@ -107,7 +107,7 @@ func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open fu
 // mayGiveWay: every task left is on its first delivery and no sweep.
 func mayGiveWay(tasks []Task, unfinished []int) bool {
 	for _, i := range unfinished {
-		if tasks[i].ReceiveCount > 1 || tasks[i].Sweep {
+		if tasks[i].ReceiveCount > 1 || isSweep(tasks[i]) {
 			return false
 		}
 	}

@@ -64,11 +64,17 @@ type Options struct {
 	// Events are sweeps (DRAINPIPE_SWEEP_RULE); scheduled events from other
 	// rules are ignored with a reason. Empty: no sweep.
 	SweepRule string
+	// Sweeper runs the sweeps; nil ignores sweep messages with a reason.
+	Sweeper Sweeper
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
 type Handler struct {
 	opts Options
+	// The Actor's optional capabilities (see Preparer); nil without.
+	preparer  Preparer
+	completer LastDeliveryCompleter
+	flusher   Flusher
 }
 
 // New returns a Handler.
@@ -85,7 +91,11 @@ func New(o Options) *Handler {
 	if o.Policy == nil {
 		o.Policy = policy.Default()
 	}
-	return &Handler{opts: o}
+	h := &Handler{opts: o}
+	h.preparer, _ = o.Actor.(Preparer)
+	h.completer, _ = o.Actor.(LastDeliveryCompleter)
+	h.flusher, _ = o.Actor.(Flusher)
+	return h
 }
 
 // Handle processes one batch. Every record ends done, ignored, rejected or
@@ -121,8 +131,8 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	if (len(retried) > 0 && h.opts.OnRetry != nil) || len(held) > 0 {
 		h.retry(ctx, retried, held)
 	}
-	if f, ok := h.opts.Actor.(flusher); ok {
-		h.flush(ctx, f)
+	if h.flusher != nil {
+		h.flush(ctx, h.flusher)
 	}
 	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
 		slog.Int("records", len(p.records)),

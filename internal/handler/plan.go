@@ -81,7 +81,7 @@ func (h *Handler) plan(msgs []events.SQSMessage, o origin) plan {
 				}
 				t.noteHook(in.Lifecycle, id, r.receiveCount)
 				one := in
-				if t.Reservation == "" && !t.Sweep {
+				if t.InstanceID != "" {
 					one = narrow(in, id)
 				}
 				t.Interruptions = addInterruption(t.Interruptions, one)
@@ -112,10 +112,10 @@ func targets(in event.Interruption) []string {
 }
 
 func newTask(in event.Interruption, id string) Task {
-	if id == sweepKey {
-		return Task{Sweep: true, Action: policy.ActionNone}
-	}
-	if len(in.Instances) == 0 && in.Reservation != "" {
+	switch {
+	case id == sweepKey: // the sweep's task names no instance: see isSweep
+		return Task{Action: policy.ActionNone}
+	case len(in.Instances) == 0 && in.Reservation != "":
 		return Task{Reservation: id, Action: policy.ActionNone}
 	}
 	return Task{InstanceID: id, Action: policy.ActionNone}

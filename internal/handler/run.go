@@ -14,12 +14,6 @@ type taskResult struct {
 	end      time.Time
 }
 
-// batchPreparer is an Actor that prepares for a whole batch before its
-// tasks are dispatched.
-type batchPreparer interface {
-	Prepare(ctx context.Context, tasks []Task)
-}
-
 // run acts on every task, at most Concurrency at once. It returns when all
 // tasks are finished or the deadline (less half the reserve) has come;
 // tasks not finished by then are left unfinished in the results, and the
@@ -54,8 +48,8 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 
 	// An actor that can look a whole batch up at once (one EC2 call
 	// instead of one per instance) gets the chance before dispatch.
-	if p, ok := h.opts.Actor.(batchPreparer); ok {
-		p.Prepare(actCtx, tasks)
+	if h.preparer != nil {
+		h.preparer.Prepare(actCtx, tasks)
 	}
 	var (
 		mu      sync.Mutex
@@ -119,7 +113,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	return append([]taskResult(nil), results...), gave
 }
 
-// act calls the actor, turning a panic into a retry: one bad task must not
+// act calls the actor (or the sweeper), turning a panic into a retry: one bad task must not
 // take the batch down with it.
 func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 	defer func() {
@@ -134,5 +128,5 @@ func (h *Handler) act(ctx context.Context, t Task) (r Result) {
 	if y := Yielding(ctx); y.Err() != nil {
 		return Result{Status: StatusRetry, Reason: fmt.Sprintf("not started: %v", context.Cause(y))}
 	}
-	return h.opts.Actor.Act(ctx, t)
+	return h.dispatch(ctx, t)
 }

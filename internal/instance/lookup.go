@@ -2,7 +2,6 @@ package instance
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 
@@ -66,8 +65,9 @@ func (l *Lookup) Describe(ctx context.Context, ids []string) (map[string]Instanc
 			Filters:    []types.Filter{{Name: aws.String("instance-id"), Values: chunk}},
 			MaxResults: aws.Int32(pageSize),
 		}
+		// Its callers say what they described: wrapping here too said it twice.
 		if err := l.collect(ctx, in, out); err != nil {
-			return nil, fmt.Errorf("describing %d instances: %w", len(chunk), err)
+			return nil, err
 		}
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +128,10 @@ func TestDescribeErrors(t *testing.T) {
 
 			if tt.wantClass == nil && err != nil {
 				t.Fatalf("Describe() error = %v, want nil", err)
+			}
+			// Its callers say what they describe ("describing 1 instances"); said here too it was said twice.
+			if err != nil && strings.HasPrefix(err.Error(), "describing") {
+				t.Errorf("Describe() error %q says what its callers say", err)
 			}
 			if class := awserr.Class(err); class != tt.wantClass {
 				t.Errorf("Describe() error = %v, class %v; want class %v", err, class, tt.wantClass)

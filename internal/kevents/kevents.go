@@ -21,43 +21,21 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 )
 
-// Reasons of the events written.
+// Reasons of the events written. A node cordoned for an interruption gets
+// its kind's reason from the kinds table (event.KindInfo.Reason).
 const (
-	ReasonSpotInterruption        = "SpotInterruption"
-	ReasonRebalanceRecommendation = "RebalanceRecommendation"
-	ReasonScheduledMaintenance    = "ScheduledMaintenance"
-	ReasonLifecycleTermination    = "LifecycleTermination"
-	ReasonInstanceStateChange     = "InstanceStateChange"
-	// ReasonCapacityReservationInterruption: an interruptible Capacity
-	// Reservation reclaims the instance.
-	ReasonCapacityReservationInterruption = "CapacityReservationInterruption"
-	// ReasonCapacityBlockExpiry: the instance's Capacity Block ends.
-	ReasonCapacityBlockExpiry = "CapacityBlockExpiry"
-	ReasonInterruption        = "Interruption" // a kind this package does not know
-	ReasonDrained             = "Drained"
-	ReasonDrainBlocked        = "DrainBlocked"
-	ReasonDrainUnfinished     = "DrainUnfinished"
-	ReasonEvictionRefused     = "EvictionRefused"
-	ReasonDeletedAtDeadline   = "DeletedAtDeadline"
+	ReasonInterruption      = "Interruption" // a kind the table does not know
+	ReasonDrained           = "Drained"
+	ReasonDrainBlocked      = "DrainBlocked"
+	ReasonDrainUnfinished   = "DrainUnfinished"
+	ReasonEvictionRefused   = "EvictionRefused"
+	ReasonDeletedAtDeadline = "DeletedAtDeadline"
 )
 
 // Reason is the event reason for an interruption kind.
 func Reason(kind string) string {
-	switch event.Kind(kind) {
-	case event.KindSpotInterruption:
-		return ReasonSpotInterruption
-	case event.KindRebalanceRecommendation:
-		return ReasonRebalanceRecommendation
-	case event.KindScheduledChange:
-		return ReasonScheduledMaintenance
-	case event.KindASGLifecycle:
-		return ReasonLifecycleTermination
-	case event.KindStateChange:
-		return ReasonInstanceStateChange
-	case event.KindCapacityReservationInterruption:
-		return ReasonCapacityReservationInterruption
-	case event.KindCapacityBlockExpiry:
-		return ReasonCapacityBlockExpiry
+	if r, ok := event.Info(event.Kind(kind)); ok && r.Reason != "" {
+		return r.Reason
 	}
 	return ReasonInterruption
 }

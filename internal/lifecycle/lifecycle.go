@@ -1,4 +1,3 @@
-// Package lifecycle heartbeats and completes Auto Scaling lifecycle actions.
 package lifecycle
 
 import (

@@ -50,7 +50,7 @@ func TestNewHandlerGivesWay(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.MaxEventAge, cfg.GiveWayAfter = 0, time.Millisecond
-	h := NewHandler(cfg, drainingActor{}, nil, metrics.New(io.Discard), sqs.NewFromConfig(fake.Config()))
+	h := NewHandler(cfg, drainingActor{}, nil, nil, metrics.New(io.Discard), sqs.NewFromConfig(fake.Config()))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resp, err := h.Handle(ctx, events.SQSEvent{Records: recs})

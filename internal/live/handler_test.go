@@ -67,7 +67,7 @@ func TestNewHandlerHastensRetries(t *testing.T) {
 			if tt.withSQS {
 				api = sqs.NewFromConfig(fake.Config())
 			}
-			h := NewHandler(cfg, retryActor{within: tt.within}, nil, metrics.New(io.Discard), api)
+			h := NewHandler(cfg, retryActor{within: tt.within}, nil, nil, metrics.New(io.Discard), api)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			resp, err := h.Handle(ctx, batch)

@@ -51,6 +51,9 @@ type Options struct {
 	// Recorder observes outcomes, besides the metrics and webhook that the
 	// configuration turns on; nil adds nothing.
 	Recorder pipeline.Recorder
+	// KubeContext, in local mode, is the kubeconfig context every cluster
+	// is reached through (the command-line tool's --context).
+	KubeContext string
 	// Metrics receives the pipeline's metrics; nil writes them to stdout
 	// (when the configuration's Metrics is on). Share it with the handler's
 	// OnRecord so all metrics go one way.
@@ -72,16 +75,27 @@ func AWSConfig(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-// NewActor builds the live Actor. It makes no network call: clients connect
-// on first use, so a cold start stays fast.
-func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (*pipeline.Actor, error) {
+// Actors are what the handler hands work to: the pipeline each instance's
+// task, the sweep each sweep message. The sweep acts on the scheduled
+// events it finds through the same pipeline.
+type Actors struct {
+	Pipeline *pipeline.Actor
+	Sweep    *Sweep
+}
+
+// NewActors builds the live pipeline, then the sweep on it. It makes no
+// network call: clients connect on first use, so a cold start stays fast.
+func NewActors(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Options) (Actors, error) {
 	router, err := instance.NewRouter(cfg.Clusters, requiredTag(cfg.RequiredTag))
 	if err != nil {
-		return nil, fmt.Errorf("routing instances: %w", err)
+		return Actors{}, fmt.Errorf("routing instances: %w", err)
 	}
 	clusters, err := newClusters(cfg, awsCfg)
+	if err == nil && opts.KubeContext != "" {
+		err = useContext(clusters, opts.KubeContext)
+	}
 	if err != nil {
-		return nil, err
+		return Actors{}, err
 	}
 	dcfg := drain.DefaultConfig()
 	dcfg.Concurrency = cfg.EvictionConcurrency
@@ -96,18 +110,11 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 	dcfg.WarnAll = cfg.Drains.WarnAll
 	obs, err := newObservers(cfg, awsCfg, log, opts)
 	if err != nil {
-		return nil, fmt.Errorf("observing: %w", err)
+		return Actors{}, fmt.Errorf("observing: %w", err)
 	}
 	lookup := instance.NewLookup(ec2.NewFromConfig(awsCfg), router)
 	hooks := lifecycle.New(autoscaling.NewFromConfig(awsCfg))
-	var actor *pipeline.Actor
-	sweepOnce, err := newSweep(cfg, opts, clusters, lookup, hooks, obs.metrics, log, func(ctx context.Context, t handler.Task) handler.Result {
-		return actor.Act(ctx, t)
-	})
-	if err != nil {
-		return nil, err
-	}
-	actor, err = pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
+	actor, err := pipeline.New(PipelineConfig(cfg, opts), pipeline.Deps{
 		Instances: lookup,
 		Clusters:  clusters,
 		FindNode:  nodemap.Find,
@@ -118,13 +125,16 @@ func NewActor(cfg config.Config, awsCfg aws.Config, log *slog.Logger, opts Optio
 		Hooks:    hooks,
 		Recorder: obs.recorder,
 		Log:      log,
-		Sweep:    sweepOnce,
 		Groups:   newGroups(cfg.Groups, log),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("building the pipeline: %w", err)
+		return Actors{}, fmt.Errorf("building the pipeline: %w", err)
 	}
-	return actor, nil
+	sw, err := newSweep(cfg, opts, clusters, lookup, hooks, obs.metrics, log, actor)
+	if err != nil {
+		return Actors{}, err
+	}
+	return Actors{Pipeline: actor, Sweep: sw}, nil
 }
 
 // PipelineConfig is the live actor's configuration from cfg: `drainpipe
@@ -165,6 +175,16 @@ func newClusters(cfg config.Config, awsCfg aws.Config) (pipeline.Clusters, error
 	return eks.New(awsCfg, eks.Options{QPS: cfg.KubeQPS, Burst: cfg.KubeBurst, Overrides: overrides}), nil
 }
 
+// useContext reaches every cluster through one kubeconfig context; only
+// local mode has contexts.
+func useContext(clusters pipeline.Clusters, name string) error {
+	local, ok := clusters.(*eks.Local)
+	if !ok {
+		return fmt.Errorf("kubeconfig context %q: only a kubeconfig (local mode) has contexts", name)
+	}
+	return local.UseContext(name)
+}
+
 // newGroups builds the group limit; nil (no limit) when it is off.
 func newGroups(g config.Groups, log *slog.Logger) *group.Limiter {
 	return group.New(group.Config{
@@ -182,10 +202,11 @@ func requiredTag(t config.Tag) string {
 
 // NewHandler builds the SQS batch handler the Lambda and `drainpipe run`
 // share, so a configuration setting cannot reach one and miss the other.
+// Tasks go to actor, sweep messages to sweeper (nil: none is run).
 // queue (an *sqs.Client) hastens the redelivery of retried records by
 // cfg.RetryDelay, and within their pending hooks' cap even when that is 0;
 // nil, for records that came from no queue, leaves them be.
-func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
+func NewHandler(cfg config.Config, actor handler.Actor, sweeper handler.Sweeper, log *slog.Logger, m *metrics.Emitter, queue redeliver.API) *handler.Handler {
 	var onRetry func(context.Context, []handler.Retried)
 	var onHold func(context.Context, events.SQSMessage, time.Duration)
 	var sched *redeliver.Scheduler
@@ -214,6 +235,7 @@ func NewHandler(cfg config.Config, actor handler.Actor, log *slog.Logger, m *met
 		OnHold:          onHold,
 		GiveWay:         giveWay(cfg, sched),
 		SweepRule:       cfg.SweepRule,
+		Sweeper:         sweeper,
 	})
 }
 

@@ -15,39 +15,47 @@ import (
 	"github.com/drainpipe/drainpipe/internal/sweep"
 )
 
-// NewSweeper builds the sweep the function runs on its schedule and
-// `drainpipe sweep` runs once: act is the pipeline's Act, through which a
-// scheduled event nobody sent is acted on as its notice would be; hooks
-// read how long a terminate lifecycle action can hold a node.
-func NewSweeper(cfg config.Config, dryRun bool, clusters pipeline.Clusters, lookup *instance.Lookup, hooks sweep.Hooks,
-	log *slog.Logger, act func(context.Context, handler.Task) handler.Result) (*sweep.Sweeper, error) {
+// Sweep is the sweep the function runs on its schedule and `drainpipe
+// sweep` runs once, each sweep's counts emitted as metrics. It is the
+// handler's Sweeper.
+type Sweep struct {
+	sweeper *sweep.Sweeper
+	metrics *metrics.Emitter // nil: no metrics
+}
+
+var _ handler.Sweeper = (*Sweep)(nil)
+
+// newSweep builds the sweep: a scheduled event nobody sent is acted on
+// through actor, the pipeline, as its notice would be; hooks read how long
+// a terminate lifecycle action can hold a node.
+func newSweep(cfg config.Config, opts Options, clusters pipeline.Clusters, lookup *instance.Lookup, hooks sweep.Hooks,
+	m *metrics.Emitter, log *slog.Logger, actor handler.Actor) (*Sweep, error) {
 	s, err := sweep.New(sweep.Config{
 		Clusters:        cfg.Clusters,
-		DryRun:          cfg.DryRun || dryRun,
+		DryRun:          cfg.DryRun || opts.DryRun,
 		OutOfService:    cfg.Return.OutOfService,
 		RebalanceHold:   cfg.Return.RebalanceHold,
 		Margin:          cfg.Return.SweepMargin,
 		ScheduledAction: cfg.Policy.For(event.KindScheduledChange),
 		HookNames:       cfg.Hooks.HookNames,
-	}, sweep.Deps{Clients: clusters, EC2: lookup, Act: act, NodeOf: nodemap.Node, Hooks: hooks, Log: log})
+	}, sweep.Deps{Clients: clusters, EC2: lookup, Actor: actor, NodeOf: nodemap.Node, Hooks: hooks, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("building the sweep: %w", err)
 	}
-	return s, nil
+	return &Sweep{sweeper: s, metrics: m}, nil
 }
 
-// newSweep is the pipeline's Deps.Sweep: one sweep, its counts emitted.
-func newSweep(cfg config.Config, opts Options, clusters pipeline.Clusters, lookup *instance.Lookup, hooks sweep.Hooks,
-	m *metrics.Emitter, log *slog.Logger, act func(context.Context, handler.Task) handler.Result) (func(context.Context) handler.Result, error) {
-	s, err := NewSweeper(cfg, opts.DryRun, clusters, lookup, hooks, log, act)
-	if err != nil {
-		return nil, err
+// Run runs one sweep, emits its counts and returns its report.
+func (s *Sweep) Run(ctx context.Context) sweep.Report {
+	rep := s.sweeper.Sweep(ctx)
+	if s.metrics != nil {
+		s.metrics.RecordSweep(rep)
 	}
-	return func(ctx context.Context) handler.Result {
-		rep := s.Sweep(ctx)
-		if m != nil {
-			m.RecordSweep(rep)
-		}
-		return rep.Result()
-	}, nil
+	return rep
+}
+
+// Sweep runs one sweep for a sweep message: its report as the message's
+// result.
+func (s *Sweep) Sweep(ctx context.Context) handler.Result {
+	return s.Run(ctx).Result()
 }

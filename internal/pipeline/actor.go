@@ -14,6 +14,8 @@ import (
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/group"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
@@ -26,9 +28,6 @@ type Deps struct {
 	NodeOf     NodeGetter // optional: FindNode and a GET when nil
 	NewDrainer DrainerFactory
 	Hooks      Hooks
-	// Sweep runs one sweep for a sweep task (handler.Task.Sweep); nil
-	// ignores sweep tasks with a reason.
-	Sweep func(ctx context.Context) handler.Result
 	// Groups limits how many nodes of one group drain at once
 	// (DRAINPIPE_GROUP_MAX_DRAINING); nil: no limit.
 	Groups   *group.Limiter
@@ -42,7 +41,7 @@ type Deps struct {
 // its lifecycle hooks. It is safe for concurrent use.
 type Actor struct {
 	cfg        Config
-	lookups    *lookups
+	lookups    *instance.Batch
 	clusters   Clusters
 	findNode   NodeFinder
 	nodeOf     NodeGetter
@@ -51,16 +50,20 @@ type Actor struct {
 	rec        Recorder
 	clock      Clock
 	log        *slog.Logger
-	keeper     *keeper
-	timeouts   HookTimeouts // nil when Hooks cannot tell
-	sweep      func(ctx context.Context) handler.Result
+	keeper     *lifecycle.Keeper
 	groups     *group.Limiter
 	gates      gates                                      // each prepared batch's: cordons before evictions
 	parked     func()                                     // test seam: a drain waits for the rest of its batch
 	waveWait   func(ctx context.Context, until time.Time) // a wave's drains, after their batch's cordons
 }
 
-var _ handler.Actor = (*Actor)(nil)
+// The Actor has every optional capability the handler uses.
+var (
+	_ handler.Actor                 = (*Actor)(nil)
+	_ handler.Preparer              = (*Actor)(nil)
+	_ handler.LastDeliveryCompleter = (*Actor)(nil)
+	_ handler.Flusher               = (*Actor)(nil)
+)
 
 // New returns an Actor, or an error naming every missing dependency or bad
 // setting.
@@ -91,12 +94,16 @@ func New(cfg Config, d Deps) (*Actor, error) {
 		d.Log = slog.Default()
 	}
 	a := &Actor{
-		cfg: cfg, lookups: newLookups(d.Instances, d.Clock), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
-		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, sweep: d.Sweep, waveWait: holdUntil,
+		cfg: cfg, lookups: instance.NewBatch(d.Instances, d.Clock.Now), clusters: d.Clusters, findNode: d.FindNode, nodeOf: d.NodeOf,
+		newDrainer: d.NewDrainer, hooks: d.Hooks, rec: d.Recorder, clock: d.Clock, log: d.Log, waveWait: holdUntil,
 		groups: d.Groups,
 	}
-	a.timeouts, _ = d.Hooks.(HookTimeouts)
-	a.keeper = newKeeper(a)
+	a.keeper, err = lifecycle.NewKeeper(lifecycle.KeeperConfig{DryRun: cfg.DryRun, HeartbeatInterval: cfg.HeartbeatInterval,
+		MaxHookAge: cfg.MaxHookAge, MaxReceiveCount: cfg.MaxReceiveCount, CompleteBackoff: cfg.CompleteBackoff},
+		lifecycle.KeeperDeps{Calls: d.Hooks, Record: d.Recorder.RecordHook, Clock: d.Clock, Log: d.Log})
+	if err != nil {
+		return nil, fmt.Errorf("building pipeline: %w", err)
+	}
 	return a, nil
 }
 
@@ -104,9 +111,6 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
-	if t.Sweep {
-		return a.runSweep(ctx, t)
-	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return a.actOnReservation(ctx, t)
 	}
@@ -115,12 +119,12 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	log := a.log.With("instance_id", t.InstanceID, "action", string(t.Action),
 		"kinds", strings.Join(kinds(t), ","), "receive_count", t.ReceiveCount)
 	hooks := a.servedHooks(hooksOf(t), log)
-	a.keeper.acquire(ctx, hooks)
+	a.keeper.Acquire(ctx, hooks)
 	if t.ReceiveCount > 1 {
 		// An earlier delivery may have completed the action: its
 		// heartbeat (Prepare's, maybe still in flight) says so before
 		// any work. A first delivery's cordon does not wait for it.
-		a.keeper.answered(ctx, hooks)
+		a.keeper.Answered(ctx, hooks)
 	}
 	var r handler.Result
 	// The task leaves its batch's gate before it releases its hooks: their
@@ -128,14 +132,14 @@ func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
 	if why, ok := a.nothingToDo(t, hooks); ok {
 		r = ignored(why)
 		a.gates.leave(t.InstanceID)
-		a.keeper.release(hooks)
+		a.keeper.Release(hooks)
 	} else {
 		var settle, pending []hook
 		r, settle = a.act(ctx, t, hooks, log)
 		a.gates.leave(t.InstanceID)
-		a.keeper.release(hooks)
+		a.keeper.Release(hooks)
 		r, pending = a.settleHooks(ctx, settle, r, log)
-		a.keeper.linger(ctx, pending)
+		a.keeper.Linger(ctx, pending)
 		r = beforeDeadline(t, r, a.clock.Now())
 	}
 	elapsed := a.clock.Now().Sub(start)
@@ -172,7 +176,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	case StepIgnore:
 		return r
 	}
-	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
 		return ignored(fmt.Sprintf("instance not found in EC2: %v", err))
@@ -227,11 +231,13 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	} else {
 		node = read.Name
 	}
-	if r, stop := a.beforeDrain(ctx, client, t, p, inst, node, read, log); stop {
+	on := onNode{a: a, client: client, task: t, p: p, inst: inst, node: node, log: log}
+	if r, stop := on.before(ctx, read); stop {
 		return r
 	}
 	req.Node, req.Read = node, read
 	log = log.With("cluster", inst.Cluster, "node", node)
+	on.log = log
 	if a.cfg.DryRun {
 		what := fmt.Sprintf("dry run: would %s node %s of cluster %s", verb(req), node, inst.Cluster)
 		log.Info(what, "event_id", req.EventID, "deadline", req.Deadline)
@@ -244,7 +250,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return gone
 	}
 	r.Reason = late + r.Reason
-	r = a.afterDrain(ctx, client, t, p, inst, node, r, log)
+	r = on.after(ctx, r)
 	r.Node = node
 	return r
 }

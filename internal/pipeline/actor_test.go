@@ -244,7 +244,7 @@ func TestAct(t *testing.T) {
 		wantStatus: handler.StatusRetry, wantReason: "completing lifecycle hook drain of prod-workers: boom",
 		wantNode:       nodeName,
 		wantDrains:     []drain.Request{{Node: nodeName, Kind: "asg-lifecycle", EventID: "asg-1", Evict: true}},
-		wantHeartbeats: 1, wantCompletes: completeAttempts, wantDescribes: 1,
+		wantHeartbeats: 1, wantCompletes: lifecycle.CompleteAttempts, wantDescribes: 1,
 	}, {
 		name:       "dry run looks up and maps but writes nothing",
 		opts:       rigOpts{cfg: Config{DryRun: true}},

@@ -10,13 +10,12 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
 // Instances describes EC2 instances; ids missing from the answer do not
 // exist. *instance.Lookup satisfies it.
-type Instances interface {
-	Describe(ctx context.Context, ids []string) (map[string]instance.Instance, error)
-}
+type Instances = instance.Describer
 
 // Clusters returns a Kubernetes client for a configured cluster (EKS, or a
 // local kubeconfig).
@@ -38,21 +37,18 @@ type Drainer interface {
 //	func(c kubernetes.Interface) pipeline.Drainer { return drain.New(c, cfg, log) }
 type DrainerFactory func(client kubernetes.Interface) Drainer
 
-// Hooks heartbeats and completes Auto Scaling lifecycle actions. Complete
-// reports alreadyDone when the action was no longer pending (completed by an
-// earlier delivery, or timed out).
-type Hooks interface {
-	Heartbeat(ctx context.Context, l event.Lifecycle) error
-	Complete(ctx context.Context, l event.Lifecycle) (alreadyDone bool, err error)
-}
+// Hooks heartbeats and completes Auto Scaling lifecycle actions; when it
+// also tells their heartbeat timeouts (lifecycle.Timeouts), they set the
+// heartbeat cadence and each hook's global timeout.
+type Hooks = lifecycle.Calls
 
 // HookOp names a lifecycle hook call for a Recorder.
-type HookOp string
+type HookOp = lifecycle.Op
 
 // Lifecycle hook calls.
 const (
-	HookHeartbeat HookOp = "heartbeat"
-	HookComplete  HookOp = "complete"
+	HookHeartbeat = lifecycle.OpHeartbeat
+	HookComplete  = lifecycle.OpComplete
 )
 
 // Recorder observes outcomes, e.g. for metrics. Its methods must be safe for
@@ -80,16 +76,10 @@ func (NopRecorder) RecordDrain(string, drain.Report) {}
 func (NopRecorder) RecordHook(HookOp, event.Lifecycle, bool, error) {}
 
 // Clock tells the time and makes tickers; tests inject a fake one.
-type Clock interface {
-	Now() time.Time
-	NewTicker(d time.Duration) Ticker
-}
+type Clock = lifecycle.Clock
 
 // Ticker is the part of *time.Ticker the pipeline uses.
-type Ticker interface {
-	C() <-chan time.Time
-	Stop()
-}
+type Ticker = lifecycle.Ticker
 
 // SystemClock is the real clock.
 type SystemClock struct{}

@@ -18,33 +18,14 @@
 //
 // # Lifecycle hooks
 //
-// Prepare holds every hook of a batch as soon as it is planned and
-// heartbeats it once the batch's nodes are cordoned (at once for a
-// redelivery; Act does, for a task not prepared); a task of hooks alone
-// evicts nothing until that first heartbeat has answered (pendingCheck),
-// and one keep-alive per
-// cadence then heartbeats them until their task settles them, queued tasks
-// included;
-// hooks a task leaves pending are kept alive until the batch's context
-// ends (the handler ends it when the batch is answered).
-// The cadence is a third of the hook's heartbeat timeout (HookTimeouts,
-// from DescribeLifecycleHooks), at most Config.HeartbeatInterval (25 s).
-// Hooks are completed
-// with CONTINUE whenever the outcome is final (Done or Ignored, including
-// "node not found", "not our cluster" and stale events: a hook left pending
-// only delays the termination by its timeout, and for a terminating hook
-// CONTINUE and ABANDON both let it go). When the outcome is Retry each hook
-// is decided on its own: it stays pending, except when the record that
-// carried it is on its last delivery (its receive count ≥
-// Config.MaxReceiveCount) or when the action would pass its global timeout
-// (min(100 × heartbeat timeout, 48 h), less a quarter of it, at most 1 h;
-// Config.MaxHookAge when unknown) before the next attempt: then it is
-// completed anyway with an ERROR log "completing lifecycle hook before
-// drain finished", and the message is
-// still retried so the dead-letter queue shows the unfinished drain.
-// Duplicate deliveries find the action already done (Complete reports
-// alreadyDone; only the first completion counts as successful for the
-// Recorder).
+// The Actor keeps its tasks' hooks alive and completes them through a
+// lifecycle.Keeper (see internal/lifecycle): Prepare holds every hook of a
+// batch as soon as it is planned, heartbeated once the batch's nodes are
+// cordoned (at once for a redelivery; Act does, for a task not prepared),
+// and a task of hooks alone evicts nothing until that first heartbeat has
+// answered (pendingCheck). When the outcome is final the hooks are
+// completed; when it is Retry each is decided on its own
+// (lifecycle.Keeper.LastChance).
 //
 // # Outcomes
 //

@@ -90,7 +90,7 @@ func (a *Actor) lastDelivery(ctx context.Context, dt drainTarget) (string, bool)
 		return fmt.Sprintf("last delivery (receive count %d, max %d)", dt.task.ReceiveCount, a.cfg.MaxReceiveCount), true
 	}
 	for _, h := range dt.hooks {
-		if why, last := a.lastChance(ctx, h); last {
+		if why, last := a.keeper.LastChance(ctx, h); last {
 			return why, true
 		}
 	}

@@ -37,7 +37,7 @@ func (a *Actor) servedHooks(hooks []hook, log *slog.Logger) (served []hook) {
 // Action" (the action is over: completed by an earlier delivery, or timed
 // out). Hooks Drainpipe leaves alone are Decide's.
 func (a *Actor) nothingToDo(t handler.Task, hooks []hook) (string, bool) {
-	if onlyHooks(t) && a.keeper.inactive(hooks) {
+	if onlyHooks(t) && a.keeper.Inactive(hooks) {
 		return whyNotPending, true
 	}
 	return "", false

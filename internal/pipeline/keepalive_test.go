@@ -251,7 +251,7 @@ func TestKeepAliveRetriesAFailedHeartbeatAtOnce(t *testing.T) {
 	r := newRig(t, rigOpts{clock: clock, hooks: hooks})
 	tk := task(policy.ActionCordonAndDrain, 1, hookOn(instID, "prod-workers", "tok-1", t0))
 	r.actor.Prepare(ctx, []handler.Task{tk})
-	r.actor.keeper.answered(ctx, hooksOf(tk)) // Prepare's first heartbeat goes on after it returns
+	r.actor.keeper.Answered(ctx, hooksOf(tk)) // Prepare's first heartbeat goes on after it returns
 	if got := hooks.beatsOf("tok-1"); got != 2 {
 		t.Errorf("heartbeat attempts after a failed one = %d, want 2 (one more at once)", got)
 	}

@@ -44,7 +44,7 @@ func (a *Actor) launch(ctx context.Context, t handler.Task, hooks *[]hook, log *
 	}
 	// EC2's reads are eventually consistent: a new instance may not be
 	// found yet, so that is retried (and completed on the last delivery).
-	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
 	switch {
 	case errors.Is(err, awserr.ErrNotFound) || (err == nil && !found):
 		return retry("launching instance not found in EC2 yet")

@@ -2,94 +2,13 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/policy"
 )
-
-// prepareTTL bounds how long a prepared lookup waits for its Act: a batch's
-// tasks all start within one invocation, and EC2 state goes stale fast.
-const prepareTTL = time.Minute
-
-// looked is one instance lookup: found is false when EC2 does not know it.
-type looked struct {
-	inst  instance.Instance
-	found bool
-	err   error
-	at    time.Time
-}
-
-// lookups coalesces a batch's instance lookups into one Describe call:
-// Prepare fills it, each Act takes its entry once, and an Act without a
-// prepared entry describes its instance alone.
-type lookups struct {
-	src   Instances
-	clock Clock
-	mu    sync.Mutex
-	byID  map[string]looked
-}
-
-func newLookups(src Instances, clock Clock) *lookups {
-	return &lookups{src: src, clock: clock, byID: map[string]looked{}}
-}
-
-// prepare describes every id in one call and keeps the answers (or the
-// error, for each id) for get.
-func (l *lookups) prepare(ctx context.Context, ids []string) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	if len(ids) == 0 {
-		return
-	}
-	found, err := l.src.Describe(ctx, ids)
-	if err != nil {
-		err = fmt.Errorf("describing %d instances: %w", len(ids), err)
-	}
-	now := l.clock.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for id, e := range l.byID {
-		if now.Sub(e.at) > prepareTTL {
-			delete(l.byID, id)
-		}
-	}
-	for _, id := range ids {
-		inst, ok := found[id]
-		l.byID[id] = looked{inst: inst, found: ok, err: err, at: now}
-	}
-}
-
-// put keeps instances already described (a reservation's) for get.
-func (l *lookups) put(found map[string]instance.Instance) {
-	now := l.clock.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for id, inst := range found {
-		l.byID[id] = looked{inst: inst, found: true, at: now}
-	}
-}
-
-// get returns the prepared lookup of id, consuming it, or describes id.
-func (l *lookups) get(ctx context.Context, id string) (instance.Instance, bool, error) {
-	l.mu.Lock()
-	e, ok := l.byID[id]
-	delete(l.byID, id)
-	l.mu.Unlock()
-	if ok && l.clock.Now().Sub(e.at) <= prepareTTL {
-		return e.inst, e.found, e.err
-	}
-	found, err := l.src.Describe(ctx, []string{id})
-	if err != nil {
-		return instance.Instance{}, false, fmt.Errorf("describing instance %s: %w", id, err)
-	}
-	inst, ok := found[id]
-	return inst, ok, nil
-}
 
 // router is what *instance.Lookup offers besides Describe: the rules that
 // say why an instance belongs to no configured cluster.
@@ -100,7 +19,7 @@ type router interface {
 // whyIgnored says why an instance was routed to no cluster, as precisely as
 // the lookup can tell.
 func (a *Actor) whyIgnored(inst instance.Instance) string {
-	if r, ok := a.lookups.src.(router); ok {
+	if r, ok := a.lookups.Source().(router); ok {
 		if _, why := r.Router().Cluster(inst); why != "" {
 			return string(why)
 		}
@@ -145,12 +64,12 @@ func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
 		if t.ReceiveCount > 1 {
 			after = nil
 		}
-		a.keeper.prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
+		a.keeper.Prepare(ctx, hooks, func(ctx context.Context) { cordoned(ctx, after) })
 	}
 	if len(ids) > 0 {
 		a.warm(ctx)
 	}
-	a.lookups.prepare(ctx, ids)
+	a.lookups.Prepare(ctx, ids)
 }
 
 // cordoned waits until every node of g's batch is cordoned (or its task

@@ -101,7 +101,7 @@ func TestOtherControllersNodes(t *testing.T) {
 		s := newLiveScene(t, Config{SkipKarpenter: true})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		n, id := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{KarpenterProvisionerLabel: "default"}})
+		n, id := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{drain.KarpenterProvisionerLabel: "default"}})
 		r := act(t, ctx, s, id, policy.ActionCordonAndDrain, 1, spot(s.clock.Now()))
 		if r.Status != handler.StatusIgnored || !strings.Contains(r.Reason, "DRAINPIPE_KARPENTER_NODES=skip") {
 			t.Errorf("spot warning: {%s %q}, want left to Karpenter", statusName(r.Status), r.Reason)
@@ -138,7 +138,7 @@ func TestOtherControllersNodes(t *testing.T) {
 			s := newLiveScene(t, Config{SkipAutoMode: skip})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			n, id := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{AutoModeLabel: AutoModeCompute}})
+			n, id := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{drain.AutoModeLabel: drain.AutoModeCompute}})
 			r := act(t, ctx, s, id, policy.ActionCordon, 1, spot(s.clock.Now()))
 			m := s.get(ctx, t, n.Name)
 			switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
 // errNotPending stops a drain before its first eviction: every lifecycle
@@ -28,7 +29,7 @@ const whyNotPending = "lifecycle action no longer active (completed by an earlie
 // action is over. The cordon does not wait: the heartbeats run meanwhile
 // (a wave's evictions wait for their batch's cordons anyway).
 type pendingCheck struct {
-	k      *keeper
+	k      *lifecycle.Keeper
 	hooks  []hook
 	passed atomic.Bool // evictions were let go
 }
@@ -45,8 +46,8 @@ func (a *Actor) pendingCheck(t handler.Task, hooks []hook) *pendingCheck {
 // wait waits, until ctx ends, for the hooks' first heartbeats, and returns
 // errNotPending when every action is over.
 func (c *pendingCheck) wait(ctx context.Context) error {
-	c.k.answered(ctx, c.hooks)
-	if c.k.inactive(c.hooks) {
+	c.k.Answered(ctx, c.hooks)
+	if c.k.Inactive(c.hooks) {
 		return errNotPending
 	}
 	return nil

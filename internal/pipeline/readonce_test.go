@@ -27,8 +27,8 @@ func TestNodeReadOnceBeforeTheCordon(t *testing.T) {
 		want   handler.Status
 		reason string
 	}{
-		{"auto mode node", map[string]string{AutoModeLabel: AutoModeCompute}, handler.StatusIgnored, "EKS Auto Mode node"},
-		{"karpenter node", map[string]string{KarpenterNodePoolLabel: "default"}, handler.StatusIgnored, "belongs to Karpenter"},
+		{"auto mode node", map[string]string{drain.AutoModeLabel: drain.AutoModeCompute}, handler.StatusIgnored, "EKS Auto Mode node"},
+		{"karpenter node", map[string]string{drain.KarpenterNodePoolLabel: "default"}, handler.StatusIgnored, "belongs to Karpenter"},
 		{"ours", map[string]string{"kubernetes.io/os": "linux"}, handler.StatusDone, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

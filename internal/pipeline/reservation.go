@@ -28,7 +28,7 @@ var _ reservations = (*instance.Lookup)(nil)
 // here, not in the handler's plan, because the plan does no I/O; a retry
 // redelivers the notice and finds the instances again.
 func (a *Actor) actOnReservation(ctx context.Context, t handler.Task) handler.Result {
-	src, ok := a.lookups.src.(reservations)
+	src, ok := a.lookups.Source().(reservations)
 	if !ok {
 		return ignored("the instance lookup cannot list a capacity reservation's instances")
 	}
@@ -39,7 +39,7 @@ func (a *Actor) actOnReservation(ctx context.Context, t handler.Task) handler.Re
 	if len(found) == 0 {
 		return ignored(fmt.Sprintf("capacity reservation %s has no instances", t.Reservation))
 	}
-	a.lookups.put(found)
+	a.lookups.Put(found)
 	ids := slices.Sorted(maps.Keys(found))
 	results := make([]handler.Result, len(ids))
 	var wg sync.WaitGroup

@@ -111,7 +111,7 @@ func withoutRestores(t handler.Task) handler.Task {
 // an AWS Health notice closed (for that notice). An instance whose node
 // carries no Drainpipe marks costs one GET and is ignored.
 func (a *Actor) restore(ctx context.Context, in event.Interruption, t handler.Task, log *slog.Logger) handler.Result {
-	inst, found, err := a.lookups.get(ctx, t.InstanceID)
+	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
 	switch {
 	case err != nil:
 		return retry(fmt.Sprintf("looking up instance: %v", err))

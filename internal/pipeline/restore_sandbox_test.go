@@ -185,7 +185,7 @@ func TestRebalanceHoldMarkAhead(t *testing.T) {
 // SkipKarpenter; a running state change never gives back a node Karpenter
 // is disrupting, and its taint stays.
 func TestKarpenterNodes(t *testing.T) {
-	labels := map[string]string{KarpenterNodePoolLabel: "default"}
+	labels := map[string]string{drain.KarpenterNodePoolLabel: "default"}
 	t.Run("handled by default", func(t *testing.T) {
 		s := newLiveScene(t, Config{})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -16,21 +16,9 @@ import (
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
 
-// Labels of nodes another controller handles interruptions for.
-const (
-	// KarpenterNodePoolLabel marks nodes Karpenter (v1) provisioned.
-	KarpenterNodePoolLabel = "karpenter.sh/nodepool"
-	// KarpenterProvisionerLabel marks nodes Karpenter before v1 provisioned.
-	KarpenterProvisionerLabel = "karpenter.sh/provisioner-name"
-	// AutoModeLabel, with value AutoModeCompute, marks EKS Auto Mode
-	// nodes, whose interruptions EKS itself handles.
-	AutoModeLabel   = "eks.amazonaws.com/compute-type"
-	AutoModeCompute = "auto"
-)
-
 // karpenterLabels are the labels of Karpenter's nodes, v1 and before: the
 // read path skips a node with any, the unread cordon tests for none.
-var karpenterLabels = []string{KarpenterNodePoolLabel, KarpenterProvisionerLabel}
+var karpenterLabels = []string{drain.KarpenterNodePoolLabel, drain.KarpenterProvisionerLabel}
 
 // locate finds the node on inst: with a NodeGetter, as read (the cold
 // cordon path's every read is a round trip, and the checks before the
@@ -63,9 +51,9 @@ func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, n
 		}
 	}
 	labels := node.Labels
-	if a.cfg.SkipAutoMode && labels[AutoModeLabel] == AutoModeCompute {
+	if a.cfg.SkipAutoMode && labels[drain.AutoModeLabel] == drain.AutoModeCompute {
 		return fmt.Sprintf("node %s is an EKS Auto Mode node (%s=%s) and DRAINPIPE_AUTO_MODE_NODES=skip: "+
-			"EKS handles its interruptions", name, AutoModeLabel, AutoModeCompute), nil
+			"EKS handles its interruptions", name, drain.AutoModeLabel, drain.AutoModeCompute), nil
 	}
 	if !a.cfg.SkipKarpenter {
 		return "", nil
@@ -79,21 +67,34 @@ func (a *Actor) leftToOthers(ctx context.Context, client kubernetes.Interface, n
 	return "", nil
 }
 
+// onNode is a task's work on the node it found: the checks before the
+// drain and what follows it. log names the cluster and node once the
+// drain is under way.
+type onNode struct {
+	a      *Actor
+	client kubernetes.Interface
+	task   handler.Task
+	p      event.Interruption // the task's primary interruption
+	inst   instance.Instance
+	node   string
+	log    *slog.Logger
+}
+
 // outOfService taints the node of an instance EC2 reports stopped or
 // terminated (Config.OutOfService), so its pods and volumes move although
 // its kubelet is gone. A failure retries the record.
-func (a *Actor) outOfService(ctx context.Context, client kubernetes.Interface, inst instance.Instance, node string, r handler.Result, log *slog.Logger) handler.Result {
-	if a.cfg.DryRun {
-		log.Info("dry run: would taint node out of service", "state", inst.State)
+func (n onNode) outOfService(ctx context.Context, r handler.Result) handler.Result {
+	if n.a.cfg.DryRun {
+		n.log.Info("dry run: would taint node out of service", "state", n.inst.State)
 		return r
 	}
-	wrote, err := drain.MarkOutOfService(ctx, client, node, a.clock.Now())
+	wrote, err := drain.MarkOutOfService(ctx, n.client, n.node, n.a.clock.Now())
 	if err != nil {
-		return retry(fmt.Sprintf("tainting node %s out of service: %v", node, err))
+		return retry(fmt.Sprintf("tainting node %s out of service: %v", n.node, err))
 	}
 	if wrote {
-		log.Info("node tainted out of service", "taint", drain.OutOfServiceTaintKey, "state", inst.State)
-		r.Reason += fmt.Sprintf("; instance is %s: node tainted %s so its volumes detach", inst.State, drain.OutOfServiceTaintKey)
+		n.log.Info("node tainted out of service", "taint", drain.OutOfServiceTaintKey, "state", n.inst.State)
+		r.Reason += fmt.Sprintf("; instance is %s: node tainted %s so its volumes detach", n.inst.State, drain.OutOfServiceTaintKey)
 	}
 	return r
 }
@@ -113,15 +114,15 @@ func rebalanceOnly(t handler.Task) bool {
 // for something else (an interruption followed, or a newer
 // recommendation): then this message is done and must not re-cordon the
 // node under its own kind.
-func (a *Actor) overtaken(ctx context.Context, client kubernetes.Interface, name string, p event.Interruption) (string, error) {
-	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+func (n onNode) overtaken(ctx context.Context) (string, error) {
+	node, err := n.client.CoreV1().Nodes().Get(ctx, n.node, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("getting node %s: %w", name, err)
+		return "", fmt.Errorf("getting node %s: %w", n.node, err)
 	}
 	m := drain.ReadMarks(node)
-	if m.Kind != "" && (m.Kind != string(p.Kind) || m.EventID != p.EventID) {
+	if m.Kind != "" && (m.Kind != string(n.p.Kind) || m.EventID != n.p.EventID) {
 		return fmt.Sprintf("node %s is now held for %s (event %s): the rebalance hold of event %s ends here",
-			name, m.Kind, m.EventID, p.EventID), nil
+			n.node, m.Kind, m.EventID, n.p.EventID), nil
 	}
 	return "", nil
 }
@@ -132,14 +133,15 @@ func (a *Actor) overtaken(ctx context.Context, client kubernetes.Interface, name
 // no interruption followed, the node is given back if EC2 still reports
 // the instance running. On the queue's last delivery the node is given
 // back early rather than held for good.
-func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, name string, r handler.Result, log *slog.Logger) handler.Result {
-	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+func (n onNode) hold(ctx context.Context, r handler.Result) handler.Result {
+	a, name := n.a, n.node
+	node, err := n.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return retry(fmt.Sprintf("getting node %s: %v", name, err))
 	}
 	since, err := time.Parse(time.RFC3339, drain.ReadMarks(node).Since)
 	if err != nil {
-		since = p.Time
+		since = n.p.Time
 	}
 	now := a.clock.Now()
 	// The mark is written on the drainer's clock, in whole seconds; one
@@ -149,48 +151,50 @@ func (a *Actor) hold(ctx context.Context, client kubernetes.Interface, t handler
 		since = now
 	}
 	end := since.Add(a.cfg.RebalanceHold)
-	if inst.State != "running" {
-		return done(fmt.Sprintf("%s; instance is %s: node %s stays cordoned", r.Reason, inst.State, name))
+	if n.inst.State != "running" {
+		return done(fmt.Sprintf("%s; instance is %s: node %s stays cordoned", r.Reason, n.inst.State, name))
 	}
-	if now.Before(end) && t.ReceiveCount < a.cfg.MaxReceiveCount {
+	if now.Before(end) && n.task.ReceiveCount < a.cfg.MaxReceiveCount {
 		return handler.Result{Status: handler.StatusRetry, HoldFor: end.Sub(now), Node: name,
 			Reason: fmt.Sprintf("%s; holding the rebalance cordon until %s (DRAINPIPE_REBALANCE_HOLD %s), then giving it back "+
 				"if no interruption followed", r.Reason, end.UTC().Format(time.RFC3339), a.cfg.RebalanceHold)}
 	}
 	if now.Before(end) {
-		log.Warn("last delivery before the rebalance hold ends: giving the node back early", "hold_ends", end)
+		n.log.Warn("last delivery before the rebalance hold ends: giving the node back early", "hold_ends", end)
 	}
-	return a.giveBack(ctx, client, node, drain.Match{Kinds: []string{string(event.KindRebalanceRecommendation)},
-		EventID: p.EventID}, "rebalance hold over, no interruption followed", log)
+	return a.giveBack(ctx, n.client, node, drain.Match{Kinds: []string{string(event.KindRebalanceRecommendation)},
+		EventID: n.p.EventID}, "rebalance hold over, no interruption followed", n.log)
 }
 
-// beforeDrain runs the checks that need the node's name before the cordon:
-// a terminated instance's node is only tainted out of service, Karpenter's
+// before runs the checks that need the node's name before the cordon: a
+// terminated instance's node is only tainted out of service, Karpenter's
 // nodes may be left to it, and a rebalance redelivery must not re-cordon a
-// node an interruption has since taken. stop is true when r is the result.
-func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, read *corev1.Node, log *slog.Logger) (r handler.Result, stop bool) {
-	if inst.State == "terminated" { // only with Config.OutOfService
+// node an interruption has since taken. read is the node as found (nil
+// when it was not read); stop is true when r is the result.
+func (n onNode) before(ctx context.Context, read *corev1.Node) (r handler.Result, stop bool) {
+	a, node := n.a, n.node
+	if n.inst.State == "terminated" { // only with Config.OutOfService
 		r = done(fmt.Sprintf("instance is terminated but node %s remains", node))
-		r = a.outOfService(ctx, client, inst, node, r, log)
+		r = n.outOfService(ctx, r)
 		r.Node = node
 		return r, true
 	}
-	why, err := a.leftToOthers(ctx, client, node, read)
+	why, err := a.leftToOthers(ctx, n.client, node, read)
 	if err != nil {
 		return retry(err.Error()), true
 	}
 	if why != "" {
 		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
 	}
-	why, err = scheduledActed(ctx, client, node, p)
+	why, err = scheduledActed(ctx, n.client, node, n.p)
 	if err != nil {
 		return retry(err.Error()), true
 	}
 	if why != "" {
 		return handler.Result{Status: handler.StatusIgnored, Reason: why, Node: node}, true
 	}
-	if a.cfg.RebalanceHold > 0 && t.ReceiveCount > 1 && rebalanceOnly(t) {
-		why, err := a.overtaken(ctx, client, node, p)
+	if a.cfg.RebalanceHold > 0 && n.task.ReceiveCount > 1 && rebalanceOnly(n.task) {
+		why, err := n.overtaken(ctx)
 		if err != nil {
 			return retry(err.Error()), true
 		}
@@ -201,18 +205,19 @@ func (a *Actor) beforeDrain(ctx context.Context, client kubernetes.Interface, t 
 	return handler.Result{}, false
 }
 
-// afterDrain taints a stopped instance's node out of service and holds a
+// after taints a stopped instance's node out of service and holds a
 // rebalance-only cordon (see hold) once the drain or cordon is done.
-func (a *Actor) afterDrain(ctx context.Context, client kubernetes.Interface, t handler.Task, p event.Interruption, inst instance.Instance, node string, r handler.Result, log *slog.Logger) handler.Result {
+func (n onNode) after(ctx context.Context, r handler.Result) handler.Result {
 	if r.Status != handler.StatusDone {
 		return r
 	}
-	a.recordScheduled(ctx, client, node, p, log)
-	if inst.State == "stopped" && a.cfg.OutOfService {
-		return a.outOfService(ctx, client, inst, node, r, log)
+	a := n.a
+	a.recordScheduled(ctx, n.client, n.node, n.p, n.log)
+	if n.inst.State == "stopped" && a.cfg.OutOfService {
+		return n.outOfService(ctx, r)
 	}
-	if a.cfg.RebalanceHold > 0 && rebalanceOnly(t) && !a.cfg.DryRun {
-		return a.hold(ctx, client, t, p, inst, node, r, log)
+	if a.cfg.RebalanceHold > 0 && rebalanceOnly(n.task) && !a.cfg.DryRun {
+		return n.hold(ctx, r)
 	}
 	return r
 }

@@ -11,19 +11,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
-	"github.com/drainpipe/drainpipe/internal/handler"
 )
-
-// runSweep carries out a sweep task with Deps.Sweep.
-func (a *Actor) runSweep(ctx context.Context, t handler.Task) handler.Result {
-	start := a.clock.Now()
-	r := ignored("no sweep is configured")
-	if a.sweep != nil {
-		r = a.sweep(ctx)
-	}
-	a.rec.RecordTask(t, r, a.clock.Now().Sub(start))
-	return r
-}
 
 // scheduledActed says, for a scheduled change whose EC2 event code is
 // known, whether the node already records that event as acted on (the

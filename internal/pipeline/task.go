@@ -5,15 +5,12 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
 // hook is one lifecycle action of a task with when it was announced and
 // the delivery count of the records that carried it.
-type hook struct {
-	event.Lifecycle
-	Time         time.Time
-	ReceiveCount int
-}
+type hook = lifecycle.Hook
 
 // hooksOf returns the distinct lifecycle actions of a task; the same action
 // may arrive in several messages of one batch.

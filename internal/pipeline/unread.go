@@ -37,7 +37,7 @@ func (a *Actor) cordonUnread(ctx context.Context, d Drainer, t handler.Task, p e
 		absent = append(absent, karpenterLabels...)
 	}
 	if a.cfg.SkipAutoMode {
-		absent = append(absent, AutoModeLabel)
+		absent = append(absent, drain.AutoModeLabel)
 	}
 	req.Node = inst.PrivateDNSName
 	node, err := c.CordonUntouched(ctx, req, drain.Untouched{ProviderID: providerID(inst), Absent: absent}, log)

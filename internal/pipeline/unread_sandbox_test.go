@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/policy"
@@ -35,7 +36,7 @@ func TestFirstNoticeCordonsInOneRequest(t *testing.T) {
 		t.Errorf("node after the cordon: %+v, want cordoned, tainted and held for the Spot warning", m)
 	}
 
-	k, kid := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{KarpenterNodePoolLabel: "default"}})
+	k, kid := s.node(ctx, fixture.NodeOptions{Labels: map[string]string{drain.KarpenterNodePoolLabel: "default"}})
 	s.sent.Take()
 	r := act(t, ctx, s, kid, policy.ActionCordon, 1, spot(s.clock.Now()))
 	if r.Status != handler.StatusIgnored || !strings.Contains(r.Reason, "Karpenter") {

@@ -33,6 +33,13 @@ func (c oneCluster) Client(context.Context, string) (kubernetes.Interface, error
 	return c.client, nil
 }
 
+// ignoring is an actor that acts on nothing.
+type ignoring struct{}
+
+func (ignoring) Act(context.Context, handler.Task) handler.Result {
+	return handler.Result{Status: handler.StatusIgnored}
+}
+
 // holdScene is one held node on the sandbox, its instance in the EC2 and
 // Auto Scaling wire fakes, and a sweep whose clock the test sets.
 type holdScene struct {
@@ -72,9 +79,7 @@ func newHoldScene(t *testing.T, tags map[string]string) *holdScene {
 	sw, err := New(Config{Clusters: []string{testCluster}, OutOfService: true, RebalanceHold: 30 * time.Minute,
 		Margin: DefaultMargin, HookNames: []string{"drainpipe", "drainpipe-launch"}}, Deps{
 		Clients: oneCluster{s.env.Client}, EC2: instance.NewLookup(ec2.NewFromConfig(cfg), router),
-		Act: func(context.Context, handler.Task) handler.Result {
-			return handler.Result{Status: handler.StatusIgnored}
-		},
+		Actor:  ignoring{},
 		NodeOf: nodemap.Node, Hooks: lifecycle.New(autoscaling.NewFromConfig(cfg)),
 		Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return s.now }})
 	if err != nil {

@@ -57,7 +57,7 @@ func (s *Sweeper) scheduled(ctx context.Context, clients map[string]kubernetes.I
 				e.Code, e.ID, e.NotBefore.UTC().Format(time.RFC3339))}
 		t := handler.Task{InstanceID: e.InstanceID, Action: s.cfg.ScheduledAction, Interruptions: []event.Interruption{in},
 			ReceiveCount: 1}
-		r := s.d.Act(ctx, t)
+		r := s.d.Actor.Act(ctx, t)
 		log := s.d.Log.With("cluster", inst.Cluster, "node", node.Name, "instance_id", e.InstanceID, "event_id", e.ID)
 		switch r.Status {
 		case handler.StatusRetry:

@@ -96,9 +96,10 @@ type Config struct {
 type Deps struct {
 	Clients Clients
 	EC2     EC2
-	// Act carries out a task as the pipeline does: a scheduled event
-	// nobody sent is acted on exactly as its Health notice would be.
-	Act func(ctx context.Context, t handler.Task) handler.Result
+	// Actor carries out a task as the pipeline does (it is the
+	// pipeline): a scheduled event nobody sent is acted on exactly as its
+	// Health notice would be.
+	Actor handler.Actor
 	// NodeOf finds an instance's node (nodemap.Node).
 	NodeOf func(ctx context.Context, client kubernetes.Interface, inst instance.Instance) (*corev1.Node, error)
 	// Hooks reads a group's hooks; nil bounds every terminate hold by
@@ -117,7 +118,7 @@ type Sweeper struct {
 // New returns a Sweeper, or an error naming every missing dependency.
 func New(cfg Config, d Deps) (*Sweeper, error) {
 	var errs []error
-	for name, missing := range map[string]bool{"clients": d.Clients == nil, "EC2": d.EC2 == nil, "actor": d.Act == nil,
+	for name, missing := range map[string]bool{"clients": d.Clients == nil, "EC2": d.EC2 == nil, "actor": d.Actor == nil,
 		"node finder": d.NodeOf == nil} {
 		if missing {
 			errs = append(errs, fmt.Errorf("missing %s", name))

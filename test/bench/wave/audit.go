@@ -19,7 +19,9 @@ import (
 // figure is printed beside it.
 
 // auditPolicy logs, with the node as written, every write to a node
-// object (not its status: the kubelets' heartbeats), and nothing else.
+// object (not its status: the kubelets' heartbeats), who deleted which
+// pod of the fleet (a delete, not an eviction: past any budget), and
+// nothing else.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived", "ResponseStarted"]
@@ -29,6 +31,12 @@ rules:
     resources:
       - group: ""
         resources: ["nodes"]
+  - level: Metadata
+    verbs: ["delete"]
+    namespaces: ["fleet"]
+    resources:
+      - group: ""
+        resources: ["pods"]
   - level: None
 `
 
@@ -48,10 +56,14 @@ func auditFlags(dir string) (flags []string, log string, err error) {
 
 // auditEvent is what cordonCommits reads of an audit event.
 type auditEvent struct {
-	Verb      string `json:"verb"`
+	Verb             string `json:"verb"`
+	ImpersonatedUser *struct {
+		Username string `json:"username"`
+	} `json:"impersonatedUser"`
 	ObjectRef struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
 	} `json:"objectRef"`
 	ResponseStatus struct {
@@ -68,31 +80,60 @@ type auditEvent struct {
 // cordonCommits reads, per target node, when the API server answered the
 // first successful write after start that left it unschedulable.
 func cordonCommits(path string, start time.Time, targets map[string]bool) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	err := readAudit(path, func(ev *auditEvent) {
+		name := ev.ObjectRef.Name
+		if ev.ObjectRef.Resource != "nodes" || ev.ObjectRef.Subresource != "" || !targets[name] ||
+			!ev.ok() || !ev.ResponseObject.Spec.Unschedulable || ev.StageTimestamp.Before(start) {
+			return
+		}
+		if d, seen := out[name]; !seen || ev.StageTimestamp.Sub(start) < d {
+			out[name] = ev.StageTimestamp.Sub(start)
+		}
+	})
+	return out, err
+}
+
+// deletedPastBudget counts, per target node, the pods the run's handler
+// deleted after start: successful deletes of pods on (podNode) the target
+// nodes by an impersonated user, the handlers' identities. An eviction is
+// the pods/eviction subresource, a reclaim the admin's deletecollection,
+// a kubelet's final delete its own user's: none of them counts.
+func deletedPastBudget(path string, start time.Time, ns string, podNode map[string]string) (map[string]int, error) {
+	out := map[string]int{}
+	err := readAudit(path, func(ev *auditEvent) {
+		node, ok := podNode[ev.ObjectRef.Name]
+		if ev.Verb != "delete" || ev.ObjectRef.Resource != "pods" || ev.ObjectRef.Subresource != "" || ev.ObjectRef.Namespace != ns ||
+			!ok || ev.ImpersonatedUser == nil || !ev.ok() || ev.StageTimestamp.Before(start) {
+			return
+		}
+		out[node]++
+	})
+	return out, err
+}
+
+func (ev *auditEvent) ok() bool {
+	return ev.ResponseStatus.Code >= 200 && ev.ResponseStatus.Code <= 299
+}
+
+// readAudit calls fn with each event of the audit log at path.
+func readAudit(path string, fn func(*auditEvent)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading the audit log: %w", err)
+		return fmt.Errorf("reading the audit log: %w", err)
 	}
 	defer f.Close()
-	out := map[string]time.Duration{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
 	for sc.Scan() {
 		var ev auditEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("reading the audit log: %w", err)
+			return fmt.Errorf("reading the audit log: %w", err)
 		}
-		name := ev.ObjectRef.Name
-		if ev.ObjectRef.Resource != "nodes" || ev.ObjectRef.Subresource != "" || !targets[name] ||
-			ev.ResponseStatus.Code < 200 || ev.ResponseStatus.Code > 299 || !ev.ResponseObject.Spec.Unschedulable ||
-			ev.StageTimestamp.Before(start) {
-			continue
-		}
-		if d, seen := out[name]; !seen || ev.StageTimestamp.Sub(start) < d {
-			out[name] = ev.StageTimestamp.Sub(start)
-		}
+		fn(&ev)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the audit log: %w", err)
+		return fmt.Errorf("reading the audit log: %w", err)
 	}
-	return out, nil
+	return nil
 }

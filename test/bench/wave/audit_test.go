@@ -9,11 +9,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/kubewire"
+	"github.com/drainpipe/drainpipe/test/fleet"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
@@ -94,5 +96,63 @@ func TestAuditTimesACordonOnTheAPIServer(t *testing.T) {
 	}
 	if d, ok := got["audited"]; len(got) != 1 || !ok || d <= 0 || d > answered {
 		t.Errorf("commits = %v, want the cordon of audited only, within the %v its requests took", got, answered)
+	}
+}
+
+// TestAuditCountsDeletesPastABudget runs the policy on a real API server:
+// a pod the handler's identity deletes counts against its node; one it
+// evicts, one the admin deletes (a reclaim, a kubelet) and a pod off the
+// target nodes do not.
+func TestAuditCountsDeletesPastABudget(t *testing.T) {
+	flags, log, err := auditFlags(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := sandbox.StartForTest(t, sandbox.Options{APIServerFlags: flags})
+	admin, err := kubernetes.NewForConfig(sb.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := fleet.ApplyRBAC(ctx, admin, "../../../deploy/rbac.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	dp, err := kubernetes.NewForConfig(fleet.DrainpipeUser.Config(sb.RESTConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns = "fleet"
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"deleted", "evicted", "reclaimed", "elsewhere"}
+	for _, name := range names {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
+		if _, err := admin.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	zero := int64(0)
+	pods := dp.CoreV1().Pods(ns)
+	if err := pods.Delete(ctx, "deleted", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "evicted", Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().Pods(ns).Delete(ctx, "reclaimed", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, "elsewhere", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	podNode := map[string]string{"deleted": "n1", "evicted": "n1", "reclaimed": "n2"}
+	got, err := deletedPastBudget(log, start, ns, podNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got["n1"] != 1 {
+		t.Errorf("deleted past a budget = %v, want n1:1 (the handler's delete only)", got)
 	}
 }

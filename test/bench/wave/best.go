@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -81,11 +82,7 @@ func bestPlan(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, order []st
 // seats. A refused eviction is retried as soon as the budget's status
 // changes (a watch), never sooner, so the budgets see no flood.
 func drainBest(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet) error {
-	pods, err := c.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	pdbs, err := c.PolicyV1().PodDisruptionBudgets(f.Namespace).List(ctx, metav1.ListOptions{})
+	pods, pdbs, err := podsAndBudgets(ctx, c, f.Namespace)
 	if err != nil {
 		return err
 	}
@@ -94,13 +91,39 @@ func drainBest(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet) erro
 		order = append(order, n.Name)
 	}
 	free, queues := bestPlan(pods.Items, pdbs.Items, order)
-	w := newBudgetWatch(ctx, c, f.Namespace)
+	evictPlan(ctx, c, free, queues, newBudgetWatch(ctx, c, f.Namespace), nil)
+	return nil
+}
+
+// podsAndBudgets lists the pods and budgets of ns, a drain's plan.
+func podsAndBudgets(ctx context.Context, c kubernetes.Interface, ns string) (*corev1.PodList, *policyv1.PodDisruptionBudgetList, error) {
+	pods, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing pods: %w", err)
+	}
+	pdbs, err := c.PolicyV1().PodDisruptionBudgets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing budgets: %w", err)
+	}
+	return pods, pdbs, nil
+}
+
+// evictPlan evicts a plan's pods: those no budget covers freeWorkers at
+// a time, each budget's one at a time. turn, when set, gives each
+// attempt's wait for its turn.
+func evictPlan(ctx context.Context, c kubernetes.Interface, free []podRef, queues map[string][]podRef, w *budgetWatch, turn func(podRef) func() bool) {
+	at := func(p podRef) func() bool {
+		if turn == nil {
+			return nil
+		}
+		return turn(p)
+	}
 	var wg sync.WaitGroup
 	frees := make(chan podRef)
 	for range min(freeWorkers, len(free)) {
 		wg.Go(func() {
 			for p := range frees {
-				evictWhenAllowed(ctx, c, p, w.changed, "")
+				evictWhenAllowed(ctx, c, p, w.changed, "", at(p))
 			}
 		})
 	}
@@ -113,21 +136,24 @@ func drainBest(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet) erro
 	for name, q := range queues {
 		wg.Go(func() {
 			for _, p := range q {
-				evictWhenAllowed(ctx, c, p, w.changed, name)
+				evictWhenAllowed(ctx, c, p, w.changed, name, at(p))
 			}
 		})
 	}
 	wg.Wait()
-	return nil
 }
 
 // evictWhenAllowed evicts p until it is accepted or gone; a refusal waits
 // for the next change of p's budget (at most a second, in case a change
-// was missed).
-func evictWhenAllowed(ctx context.Context, c kubernetes.Interface, p podRef, changed func(string) <-chan struct{}, budget string) {
+// was missed). turn, when set, waits for each attempt's turn (false: give
+// up).
+func evictWhenAllowed(ctx context.Context, c kubernetes.Interface, p podRef, changed func(string) <-chan struct{}, budget string, turn func() bool) {
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name}}
 	for ctx.Err() == nil {
 		next := changed(budget)
+		if turn != nil && !turn() {
+			return
+		}
 		err := c.CoreV1().Pods(p.ns).EvictV1(ctx, ev)
 		if err == nil || apierrors.IsNotFound(err) {
 			return

@@ -19,6 +19,7 @@ import (
 const (
 	lambdaPerGBSecond = 0.0000133334
 	lambdaPerRequest  = 0.20 / 1e6
+	sqsPerRequest     = 0.40 / 1e6 // standard queue, past the free tier
 	fargatePerVCPUHr  = 0.03238
 	fargatePerGBHr    = 0.00356
 	hoursPerMonth     = 730
@@ -38,6 +39,24 @@ type cost struct {
 	gbSeconds   float64 // billed: each invocation's duration, rounded up to the millisecond, × memory
 	kube        int     // Kubernetes requests (dispatched or rejected by APF)
 	ec2, asg    int     // EC2 and Auto Scaling calls
+	sqs         int     // SQS requests: the function's own and the event source's (esmSQSCalls)
+	cordonOnly  bool    // the floor: its requests cordon, they drain nothing
+}
+
+// esmSQSCalls is what the event source's pollers ask of SQS for invs, as
+// Lambda bills them to the queue's owner: per invocation one
+// ReceiveMessage that returned its batch and one DeleteMessageBatch for
+// the records it did not report failed. The pollers' empty long polls
+// between waves are a fixed monthly cost, not a node's, and not counted.
+func esmSQSCalls(invs []esm.Invocation) int {
+	n := 0
+	for _, inv := range invs {
+		n++
+		if inv.Outcome != "timeout" && inv.Outcome != "crashed" && inv.Outcome != "error" && inv.Failed < inv.Messages {
+			n++
+		}
+	}
+	return n
 }
 
 // billed is the GB-seconds Lambda bills for invocations at memoryMB.
@@ -49,29 +68,57 @@ func billed(invs []esm.Invocation, memoryMB int) float64 {
 	return float64(ms) / 1000 * float64(memoryMB) / 1024
 }
 
-// awsCalls counts the EC2 and Auto Scaling calls the fake served.
-func awsCalls(fake *awsfake.Server) (ec2, asg int) {
+// bill adds the invocations of m to r's cost: their GB-seconds at
+// memoryMB and the event source's SQS requests for them.
+func (r *result) bill(m *esm.Mapping, memoryMB int) {
+	invs := m.Invocations()
+	r.invocations, r.peak = len(invs), m.PeakEnvironments()
+	r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, memoryMB)
+	r.cost.sqs += esmSQSCalls(invs)
+}
+
+// awsCalls counts the EC2, Auto Scaling and SQS calls the fake served
+// (the function's own; the event source's are in process, esmSQSCalls).
+func awsCalls(fake *awsfake.Server) (ec2, asg, sqs int) {
 	for _, c := range fake.Calls() {
 		switch c.Service {
 		case awsfake.ServiceEC2:
 			ec2++
 		case awsfake.ServiceAutoScaling:
 			asg++
+		case awsfake.ServiceSQS:
+			sqs++
 		}
 	}
-	return ec2, asg
+	return ec2, asg, sqs
 }
 
 func (c cost) per(n int) float64 { return float64(n) / float64(max(1, c.nodes)) }
 
-// dollars is the Lambda bill per interrupted node.
+// dollars is the Lambda and SQS bill per interrupted node.
 func (c cost) dollars() float64 {
-	return (c.gbSeconds*lambdaPerGBSecond + float64(c.invocations)*lambdaPerRequest) / float64(max(1, c.nodes))
+	return (c.gbSeconds*lambdaPerGBSecond + float64(c.invocations)*lambdaPerRequest + float64(c.sqs)*sqsPerRequest) / float64(max(1, c.nodes))
 }
 
 func (c cost) String() string {
-	return fmt.Sprintf("per interrupted node: %.2f invocations, %.3f GB-s ($%.7f), %.1f Kubernetes requests, %.2f EC2 and %.2f Auto Scaling calls",
-		c.per(c.invocations), c.gbSeconds/float64(max(1, c.nodes)), c.dollars(), c.per(c.kube), c.per(c.ec2), c.per(c.asg))
+	kube := "Kubernetes requests"
+	if c.cordonOnly {
+		kube += " (cordon only: it drains nothing)"
+	}
+	return fmt.Sprintf("per interrupted node: %.2f invocations, %.3f GB-s, %.2f SQS requests ($%.7f), %.1f %s, %.2f EC2 and %.2f Auto Scaling calls",
+		c.per(c.invocations), c.gbSeconds/float64(max(1, c.nodes)), c.per(c.sqs), c.dollars(), c.per(c.kube), kube, c.per(c.ec2), c.per(c.asg))
+}
+
+// add pools another round's cost into c.
+func (c cost) add(d cost) cost {
+	c.nodes += d.nodes
+	c.invocations += d.invocations
+	c.gbSeconds += d.gbSeconds
+	c.kube += d.kube
+	c.ec2 += d.ec2
+	c.asg += d.asg
+	c.sqs += d.sqs
+	return c
 }
 
 // podMonthly is what an always-on pod at the chart's requests costs a

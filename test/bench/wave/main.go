@@ -3,7 +3,8 @@
 // terminate lifecycle action, all through one SQS queue. Each run is on a
 // fresh sandbox with an identical fleet (package test/fleet), its wave sent
 // once the control plane is quiet (settle), a neighbour tenant reading and
-// writing steadily throughout:
+// writing steadily throughout, each Spot instance taken back at its
+// deadline with whatever pods are still on it (-reclaim):
 //
 //   - drainpipe: the real bootstrap under an event source mapping like
 //     Lambda's (batch size, batch window, MaximumConcurrency), acting as
@@ -11,41 +12,40 @@
 //   - drainpipe-nofc: the same without the flow-control manifest;
 //   - nth: an NTH-style peer, one process with NTH's default 10 workers
 //     draining with kubectl's drain library at client-go's defaults;
-//   - floor: the bound. Its cordons are the unavoidable path of a
-//     serverless handler, measured: the event source model's delivery to
-//     a minimal Lambda bootstrap (cold start included), one
-//     DescribeInstances per batch, one PATCH per node (package floor).
-//     Its drain is the best strategy that respects the budgets we can
-//     build (drainBest): every budget and pod known in advance, the exempt
-//     admin client, each budget's pods evicted one at a time as soon as
-//     it grants. The first-principles figure (drainCycles: per budget, the
-//     evictions it must grant one cycle after another, times the
-//     replacement cycle measured before the wave, each cycle no sooner
-//     than its replacements at the control plane's measured rate) is
-//     printed beside it, not used: it ignores the budgets' own work on the
-//     same cores, and no strategy comes near it;
-//   - floor-inproc (on request): the same with the cordon function run in
-//     process, without a process start or the runtime API;
+//   - floor: the cordon reference, the unavoidable path of a serverless
+//     handler (the event source model's delivery to a minimal Lambda
+//     bootstrap, cold start included, one DescribeInstances per batch, one
+//     PATCH per node: package floor), then a drain strategy with what no
+//     handler has (drainBest: every budget and pod known in advance, the
+//     exempt admin). Its run also yields the first-principles lower bound
+//     of the drain (drainCycles: the budgets' replacement cycles, no sooner
+//     than the control plane's measured replacement rate allows);
+//   - paced: a drain strategy a handler could run: Drainpipe's user under
+//     deploy/flowcontrol.yaml, every node cordoned at once, evictions Spot
+//     nodes first at the replacement rate measured before the wave
+//     (drainPaced);
+//   - floor-inproc (on request): the floor's cordons run in process;
 //   - limit (on request): an unthrottled admin client cordoning every node
-//     and firing every eviction at once, another strategy.
+//     and firing every eviction at once.
 //
-// The last line printed is
+// The peers run in the order given, reversed every other round (-rounds).
+// Per run a summary; then per peer a line pooling every round's nodes
+// (pooledLine: per deadline class, Spot and hook, the graceful or drained
+// percentiles, pods lost at the deadline and pods deleted past a budget);
+// then every round's references and ratios with their median, minimum and
+// maximum (roundsLine); and last the verdict (lastLine):
 //
-//	bench wave<N>: cordon_p99=<s> drained_p99=<s> nth_drained_p99=<s> floor_cordon_p99=<s> floor_drained_p99=<s> fp_drained_p99=<s> ratio_nth=<x> ratio_limit=<y> ratio_cordon=<z> apf_rejected=<n> apf_rejected_nofc=<n> neighbour_p99=<s> neighbour_p99_nofc=<s> neighbour_rejected=<n> neighbour_rejected_nofc=<n> cost_gbs_per_node=<GB-s> kube_per_node=<n> aws_per_node=<n> dlq=<n> hooks_open=<n>
+//	bench wave<N>: rounds=<n> cordon_p99=<s> drained_p99=<s> … ratio_cordon=<x> ratio_best_strategy=<x> ratio_lower_bound=<x> … spot_lost_pods=<n> paced_spot_lost_pods=<n> … spot_graceful_p99=<s> … hook_drained_p99=<s> … neighbour_p99=<s> … cost_gbs_per_node=<GB-s> …
 //
-// where N is the number of nodes interrupted, ratio_nth = nth/drainpipe on
-// the drained p99, ratio_limit = drainpipe/floor on the drained p99 and
-// ratio_cordon = drainpipe/floor on the cordon p99. The floor reported is
-// the best of every run measured (the bound run, Drainpipe's own and any
-// other that drained every node), so both ratios are at least 1 by
-// construction; fp_drained_p99 is the first-principles figure. A run that leaves nodes undrained at -bound reports the
-// bound (a lower bound, marked). -chart names the SVG of the share of
-// nodes cordoned and drained over time. -rounds N runs the peers N times
-// and prints, before the last line (the last round's),
-//
-//	bench rounds=<N>: cordon_p99s=<s,…> floor_cordon_p99s=<s,…> ratio_cordons=<z,…> ratio_limits=<y,…> median_ratio_cordon=<z> median_ratio_limit=<y>
-//
-// each round's ratio against its own bound, and their medians.
+// where N is the number of nodes interrupted per round. Ratios are
+// Drainpipe's to a reference run in the same round, never clamped, their
+// median over the rounds: ratio_cordon to the floor's cordon p99,
+// ratio_best_strategy to the fastest drain strategy run (floor, paced,
+// limit, nth; those that lost no pod first), ratio_lower_bound to the
+// first-principles figure. Times are percentiles over every node of every
+// round; "inf" when the percentile falls on a node never reached, "-" when
+// the run did not take place. -chart names the SVG of the last round's
+// share of nodes cordoned and drained over time.
 package main
 
 import (
@@ -100,10 +100,10 @@ func run() error {
 	flag.StringVar(&o.flowControl, "flowcontrol", "deploy/flowcontrol.yaml", "Drainpipe's flow-control manifest")
 	flag.IntVar(&o.memoryMB, "memory", 0, "the function's memory in MB, for the bill; 0: the stack's default (infra/stack/props.go)")
 	flag.StringVar(&o.chart, "chart", "dist/bench-wave.svg", "where to write the chart; empty: none")
-	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor", "which runs, in order (also: limit)")
+	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor,paced", "which runs, in order, reversed every other round (also: floor-inproc, limit)")
 	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
-	flag.IntVar(&o.rounds, "rounds", 1, "run the peers this many times, each round back to back; more than one adds a line of every round's ratios and their median")
+	flag.IntVar(&o.rounds, "rounds", 1, "run the peers this many times, alternating their order; the verdict pools every round's nodes and takes the median of its ratios")
 	flag.BoolVar(&o.reclaim, "reclaim", true, "take each Spot instance back at its deadline, its pods with it, as EC2 does")
 	flag.Parse()
 	if o.memoryMB == 0 {
@@ -119,13 +119,15 @@ func run() error {
 	fmt.Printf("wave: %d nodes × %d pods, spot %.0f%%, hooks %.0f%% of the rest; batch %d, window %s, concurrency %d; load %s\n",
 		o.nodes, o.pods, o.spot*100, o.hooks*100, o.batch, o.window, o.concurrency, loadavg())
 	var rounds []map[string]*result
+	var orders [][]string
 	var res map[string]*result
 	for round := range max(1, o.rounds) {
+		order := roundOrder(strings.Split(o.peers, ","), round)
 		if o.rounds > 1 {
-			fmt.Printf("round %d of %d\n", round+1, o.rounds)
+			fmt.Printf("round %d of %d: %s\n", round+1, o.rounds, strings.Join(order, ", "))
 		}
 		res = map[string]*result{}
-		for _, peer := range strings.Split(o.peers, ",") {
+		for _, peer := range order {
 			r, err := runOne(ctx, log, o, peer)
 			if err != nil {
 				return fmt.Errorf("%s: %w", peer, err)
@@ -133,15 +135,20 @@ func run() error {
 			res[peer] = r
 			fmt.Println(r.summary(peer))
 		}
-		rounds = append(rounds, res)
+		rounds, orders = append(rounds, res), append(orders, order)
 	}
 	if err := chart(o, res); err != nil {
 		return err
 	}
-	if line, ok := roundsLine(rounds); ok {
+	for _, peer := range strings.Split(o.peers, ",") {
+		if p, ok := pool(rounds, peer); ok {
+			fmt.Println(pooledLine(peer, p))
+		}
+	}
+	if line, ok := roundsLine(rounds, orders); ok {
 		fmt.Println(line)
 	}
-	if line, ok := lastLine(res); ok {
+	if line, ok := lastLine(rounds); ok {
 		fmt.Println(line)
 	}
 	return nil

@@ -36,9 +36,13 @@ func waitCordoned(ctx context.Context, obs *fleet.Observer) error {
 // server.
 // A cordon is timed by commits (the API server's audit log) where it has
 // the node, by the observer's watch otherwise.
-func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer, commits map[string]time.Duration, dlq string, apf0 int) (*result, error) {
+// deleted counts per node the pods deleted past a budget.
+func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer,
+	commits map[string]time.Duration, deleted map[string]int, dlq string, apf0 int) (*result, error) {
 	var cordoned, seen, drained []time.Duration
-	for name, t := range obs.Times() {
+	times := obs.Times()
+	r.outcome = classify(f.Targets(), times, deleted)
+	for name, t := range times {
 		c := t.Cordoned
 		if at, ok := commits[name]; ok {
 			c = at
@@ -52,7 +56,7 @@ func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *aws
 			r.lost += t.Lost
 		}
 	}
-	r.cordoned, r.drained = cordoned, drained
+	r.cordoned, r.drained, r.seen = cordoned, drained, seen
 	r.cordonP99, r.cordonSeenP99 = fleet.Percentile(cordoned, 99), fleet.Percentile(seen, 99)
 	r.drainedP50, r.drainedP99 = fleet.Percentile(drained, 50), fleet.Percentile(drained, 99)
 	r.drainedP99 = min(r.drainedP99, r.bound) // never seen: the bound, a lower bound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ const (
 type neighbourResult struct {
 	requests, rejected, failed int
 	p99                        time.Duration
+	lat                        []time.Duration // every answered request's, for pooling rounds
 }
 
 // neighbour sends a steady, open-loop rate of reads and writes (each at its
@@ -72,7 +74,7 @@ func startNeighbour(ctx context.Context, admin kubernetes.Interface, base *rest.
 		wg.Wait()
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		return neighbourResult{requests: int(n.sent.Load()), rejected: int(n.rejected.Load()), failed: n.failed, p99: percentile(n.lat, 99)}
+		return neighbourResult{requests: int(n.sent.Load()), rejected: int(n.rejected.Load()), failed: n.failed, p99: percentile(n.lat, 99), lat: slices.Clone(n.lat)}
 	}, nil
 }
 

@@ -7,55 +7,105 @@ import (
 	"time"
 )
 
-// lastLine is the benchmark's verdict; false unless drainpipe and floor
-// both ran (without the NTH-style peer, as in a 500-node wave, its
-// fields read "-"). The floor is clamped to the fastest run measured.
-func lastLine(res map[string]*result) (string, bool) {
-	dp, nt, fl := res["drainpipe"], res["nth"], res["floor"]
-	if dp == nil || fl == nil {
+// lastLine is the benchmark's verdict over every round; false unless
+// drainpipe ran. Times are percentiles of every node of every round
+// (pooled), ratios the median of each round's ratio (roundRatios), counts
+// the sum over the rounds, costs per node over the rounds. A reference
+// that did not run reads "-"; a run of -nofc that did not, -1.
+func lastLine(rounds []map[string]*result) (string, bool) {
+	dp, ok := pool(rounds, "drainpipe")
+	if !ok {
 		return "", false
 	}
-	nthDrained, ratioNTH := "-", "-"
-	if nt != nil {
-		nthDrained, ratioNTH = nt.drainedString(), fmt.Sprintf("%.1f", ratio(nt.drainedP99, dp.drainedP99))
+	nt, _ := pool(rounds, "nth")
+	fl, _ := pool(rounds, "floor")
+	pc, _ := pool(rounds, "paced")
+	nofc, ranNoFC := pool(rounds, "drainpipe-nofc")
+	if !ranNoFC {
+		nofc.apf, nofc.neighbourRejected = -1, -1
 	}
-	floorCordon, floorDrained := floors(res)
-	nofc := res["drainpipe-nofc"]
-	if nofc == nil {
-		nofc = &result{apf: -1, neighbour: neighbourResult{rejected: -1}}
-	}
-	return fmt.Sprintf("bench wave%d: cordon_p99=%.2f drained_p99=%.2f nth_drained_p99=%s floor_cordon_p99=%.2f floor_drained_p99=%.2f fp_drained_p99=%.2f "+
-		"ratio_nth=%s ratio_limit=%.2f ratio_cordon=%.2f apf_rejected=%d apf_rejected_nofc=%d "+
-		"neighbour_p99=%.3f neighbour_p99_nofc=%.3f neighbour_rejected=%d neighbour_rejected_nofc=%d "+
-		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f dlq=%d hooks_open=%d lost_pods=%d floor_lost_pods=%d cordon_seen_p99=%.2f floor_cordon_seen_p99=%.2f",
-		dp.targets, secs(dp.cordonP99), secs(dp.drainedP99), nthDrained, secs(floorCordon), secs(floorDrained), secs(fl.firstPrinciples),
-		ratioNTH, ratio(dp.drainedP99, floorDrained), ratio(dp.cordonP99, floorCordon),
-		dp.apf, nofc.apf, secs(dp.neighbour.p99), secs(nofc.neighbour.p99), dp.neighbour.rejected, nofc.neighbour.rejected,
-		dp.cost.gbSeconds/float64(max(1, dp.targets)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg),
-		dp.dlq, dp.hooks.Open, dp.lost, fl.lost, secs(dp.cordonSeenP99), secs(fl.cordonSeenP99)), true
+	rs := roundsRatios(rounds)
+	return fmt.Sprintf("bench wave%d: rounds=%d cordon_p99=%s drained_p99=%s nth_drained_p99=%s floor_cordon_p99=%s floor_drained_p99=%s "+
+		"paced_drained_p99=%s best_drained_p99=%s fp_drained_p99=%s "+
+		"ratio_nth=%s ratio_cordon=%s ratio_best_strategy=%s ratio_lower_bound=%s apf_rejected=%d apf_rejected_nofc=%d "+
+		"neighbour_p99=%s neighbour_p99_nofc=%s neighbour_rejected=%d neighbour_rejected_nofc=%d "+
+		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f sqs_per_node=%.2f dlq=%d hooks_open=%d "+
+		"lost_pods=%d floor_lost_pods=%d spot_lost_pods=%d paced_spot_lost_pods=%d spot_deleted_pods=%d paced_spot_deleted_pods=%d hook_deleted_pods=%d "+
+		"spot_graceful_p99=%s paced_spot_graceful_p99=%s hook_drained_p99=%s paced_hook_drained_p99=%s "+
+		"cordon_seen_p99=%s floor_cordon_seen_p99=%s",
+		dp.targets, dp.runs, pct(dp.cordoned, 99), pct(dp.drained, 99), pct(nt.drained, 99), pct(fl.cordoned, 99), pct(fl.drained, 99),
+		pct(pc.drained, 99), spreadOf(rs.best), spreadOf(rs.lowerBound),
+		spreadOf(rs.nth), spreadOf(rs.cordon), spreadOf(rs.bestRatio), spreadOf(rs.lowerRatio), dp.apf, nofc.apf,
+		pct3(dp.neighbour), pct3(nofc.neighbour), dp.neighbourRejected, nofc.neighbourRejected,
+		dp.cost.gbSeconds/float64(max(1, dp.cost.nodes)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg), dp.cost.per(dp.cost.sqs),
+		dp.dlq, dp.hooksOpen,
+		dp.lost, fl.lost, dp.outcome.spotLost, pc.outcome.spotLost, dp.outcome.spotDeleted, pc.outcome.spotDeleted, dp.outcome.hookDeleted,
+		pct(dp.outcome.spotGraceful, 99), pct(pc.outcome.spotGraceful, 99), pct(dp.outcome.hookDrained, 99), pct(pc.outcome.hookDrained, 99),
+		pct(dp.seen, 99), pct(fl.seen, 99)), true
 }
 
-// floors is the bound of the runs in res: the floor's cordon and drained
-// p99, each clamped to the fastest run that drained every node (and lost
-// no pod, for the drain). res must hold a floor run.
-func floors(res map[string]*result) (cordon, drained time.Duration) {
-	fl := res["floor"]
-	cordon, drained = fl.cordonP99, fl.drainedP99
-	for _, r := range res {
-		if r.cordonP99 > 0 && r.undrained == 0 {
-			cordon = min(cordon, r.cordonP99)
+// pooled is one peer's runs over every round, node by node.
+type pooled struct {
+	runs, targets                     int
+	cordoned, seen, drained           []time.Duration
+	neighbour                         []time.Duration
+	outcome                           outcome
+	cost                              cost
+	apf, neighbourRejected, dlq, lost int
+	hooksOpen, reclaimed              int
+}
+
+// pool gathers peer's runs; false if it never ran.
+func pool(rounds []map[string]*result, peer string) (pooled, bool) {
+	var p pooled
+	for _, res := range rounds {
+		r := res[peer]
+		if r == nil {
+			continue
 		}
-		if r != fl && r.drainedP99 > 0 && r.undrained == 0 && r.lost == 0 {
-			drained = min(drained, r.drainedP99)
-		}
+		p.runs++
+		p.targets = r.targets
+		p.cordoned = append(p.cordoned, r.cordoned...)
+		p.seen = append(p.seen, r.seen...)
+		p.drained = append(p.drained, r.drained...)
+		p.neighbour = append(p.neighbour, r.neighbour.lat...)
+		p.outcome = p.outcome.add(r.outcome)
+		p.cost = p.cost.add(r.cost)
+		p.apf += r.apf
+		p.neighbourRejected += r.neighbour.rejected
+		p.dlq += r.dlq
+		p.lost += r.lost
+		p.hooksOpen += r.hooks.Open
+		p.reclaimed += r.reclaimed
 	}
-	return cordon, drained
+	return p, p.runs > 0
+}
+
+// pooledLine is a peer's outcomes over every round, per deadline class.
+func pooledLine(peer string, p pooled) string {
+	o := p.outcome
+	return fmt.Sprintf("bench pooled %s: runs=%d nodes=%d cordon_p50/p90/p99=%s/%s/%s drained_p50/p90/p99=%s/%s/%s "+
+		"spot_nodes=%d spot_graceful_p50/p90/p99=%s/%s/%s spot_reclaimed_nodes=%d spot_lost_pods=%d spot_deleted_pods=%d "+
+		"hook_nodes=%d hook_drained_p50/p90/p99=%s/%s/%s hook_lost_pods=%d hook_deleted_pods=%d neighbour_p99=%s",
+		peer, p.runs, len(p.drained), pct(p.cordoned, 50), pct(p.cordoned, 90), pct(p.cordoned, 99),
+		pct(p.drained, 50), pct(p.drained, 90), pct(p.drained, 99),
+		o.spotNodes, pct(o.spotGraceful, 50), pct(o.spotGraceful, 90), pct(o.spotGraceful, 99), o.spotReclaimed, o.spotLost, o.spotDeleted,
+		o.hookedNodes, pct(o.hookDrained, 50), pct(o.hookDrained, 90), pct(o.hookDrained, 99), o.hookLost, o.hookDeleted, pct3(p.neighbour))
+}
+
+// pct3 is a p99 of latencies in milliseconds' precision; "-" for none.
+func pct3(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", percentile(ds, 99).Seconds())
 }
 
 func secs(d time.Duration) float64 { return d.Seconds() }
 
+// ratio is a/b; 0 when b is no reference (zero, or never reached).
 func ratio(a, b time.Duration) float64 {
-	if b <= 0 {
+	if b <= 0 || b == never {
 		return 0
 	}
 	return a.Seconds() / b.Seconds()
@@ -68,7 +118,7 @@ func chart(o options, res map[string]*result) error {
 	}
 	colors := []struct{ peer, color string }{
 		{"drainpipe", "#1f77b4"}, {"drainpipe-nofc", "#9467bd"}, {"nth", "#d62728"}, {"floor", "#2ca02c"}, {"floor-inproc", "#bcbd22"},
-		{"limit", "#7f7f7f"},
+		{"paced", "#ff7f0e"}, {"limit", "#7f7f7f"},
 	}
 	var all []series
 	var n int

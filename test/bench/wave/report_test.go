@@ -1,32 +1,68 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestLastLineWithoutThePeer(t *testing.T) {
+// lastLineFields reads the verdict's key=value fields.
+func lastLineFields(t *testing.T, line string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range strings.Fields(line)[2:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("field %q without a value in %s", f, line)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func TestLastLineCarriesTheVerdict(t *testing.T) {
 	s := time.Second
-	res := map[string]*result{
-		"drainpipe": {targets: 140, cordonP99: 2 * s, drainedP99: 40 * s},
-		"floor":     {targets: 140, cordonP99: s, drainedP99: 20 * s},
+	round := map[string]*result{
+		"drainpipe": {targets: 140, cordonP99: 2 * s, drainedP99: 40 * s, cordoned: []time.Duration{s, 2 * s}, drained: []time.Duration{30 * s, 40 * s},
+			outcome: outcome{spotGraceful: []time.Duration{30 * s}, hookDrained: []time.Duration{40 * s}, spotLost: 3}},
+		"floor": {targets: 140, cordonP99: s, drainedP99: 20 * s, firstPrinciples: 10 * s},
+		"paced": {targets: 140, cordonP99: s, drainedP99: 25 * s, outcome: outcome{spotGraceful: []time.Duration{0}}},
 	}
-	line, ok := lastLine(res)
+	line, ok := lastLine([]map[string]*result{round})
 	if !ok {
-		t.Fatal("no last line with drainpipe and floor")
+		t.Fatal("no last line with drainpipe")
 	}
-	for _, want := range []string{"bench wave140:", "nth_drained_p99=- ", "ratio_nth=- ", "ratio_limit=2.00 ", "ratio_cordon=2.00 "} {
-		if !strings.Contains(line, want) {
-			t.Errorf("last line lacks %q:\n%s", want, line)
+	if !strings.HasPrefix(line, "bench wave140: ") {
+		t.Errorf("last line starts %q", line)
+	}
+	f := lastLineFields(t, line)
+	want := map[string]string{
+		"nth_drained_p99": "-", "ratio_nth": "-", "ratio_cordon": "2.00", "ratio_best_strategy": "2.00", "ratio_lower_bound": "4.00",
+		"spot_lost_pods": "3", "paced_spot_lost_pods": "0", "spot_graceful_p99": "30.00", "paced_spot_graceful_p99": "inf",
+		"hook_drained_p99": "40.00", "apf_rejected_nofc": "-1",
+	}
+	for k, v := range want {
+		if f[k] != v {
+			t.Errorf("%s=%q, want %q", k, f[k], v)
 		}
 	}
-	res["nth"] = &result{targets: 140, drainedP99: 400 * s}
-	if line, _ := lastLine(res); !strings.Contains(line, "ratio_nth=10.0 ") {
-		t.Errorf("with the peer, ratio_nth should be 10.0:\n%s", line)
+	for _, k := range []string{"cordon_p99", "drained_p99", "neighbour_p99", "cost_gbs_per_node", "kube_per_node", "aws_per_node", "sqs_per_node", "dlq", "hooks_open", "lost_pods"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("no %s", k)
+		}
 	}
-	delete(res, "floor")
-	if _, ok := lastLine(res); ok {
-		t.Error("a last line without the floor")
+	for _, k := range []string{"ratio_cordon", "ratio_best_strategy", "ratio_lower_bound", "cost_gbs_per_node", "spot_graceful_p99", "paced_spot_graceful_p99", "hook_drained_p99"} {
+		if _, err := strconv.ParseFloat(f[k], 64); err != nil {
+			t.Errorf("%s=%q does not parse: %v", k, f[k], err)
+		}
+	}
+	round["nth"] = &result{targets: 140, drainedP99: 400 * s}
+	if line, _ := lastLine([]map[string]*result{round}); lastLineFields(t, line)["ratio_nth"] != "10.00" {
+		t.Errorf("with the peer, ratio_nth should be 10.00:\n%s", line)
+	}
+	delete(round, "drainpipe")
+	if _, ok := lastLine([]map[string]*result{round}); ok {
+		t.Error("a last line without drainpipe")
 	}
 }

@@ -2,39 +2,140 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+	"time"
 )
 
-// Two runs of the same code on this 2-core machine gave the bound's
-// cordon p99 as 0.16 s and 0.31 s: a ratio of two p99s of one run each
-// is as much the machine as the code. -rounds N runs the peers N times,
-// each round's runs back to back (so a ratio pairs runs that shared the
-// machine's state), and roundsLine gives every round's ratios (against
-// that round's bound, as the last line's) and their median.
+// A ratio of two p99s of one run each is as much the machine as the code
+// (two runs of the same floor gave 0.16 s and 0.31 s), so -rounds N runs
+// the peers N times, in alternating order, and every round's ratios are
+// printed with their median, minimum and maximum. Each ratio pairs
+// Drainpipe's run with the references run in the same round, and is not
+// clamped: a reference slower than Drainpipe gives a ratio below 1.
 
-// roundsLine sums up rounds of drainpipe and floor runs; false with fewer
-// than two rounds that ran both.
-func roundsLine(rounds []map[string]*result) (string, bool) {
-	var cordon, drained, dpCordon, flCordon []float64
-	for _, res := range rounds {
-		dp, fl := res["drainpipe"], res["floor"]
-		if dp == nil || fl == nil {
+// strategies are the runs that drain by a strategy of their own, the
+// candidates for the best strategy; Drainpipe's runs are not among them.
+var strategies = []string{"floor", "floor-inproc", "paced", "limit", "nth"}
+
+// roundRatios is one round's references and Drainpipe's ratios to them;
+// a ratio is 0 when its reference did not run.
+type roundRatios struct {
+	cordonRef, best, lowerBound time.Duration
+	bestName                    string
+	cordon, bestRatio, lower    float64
+	nth                         float64
+}
+
+// ratiosOf computes a round's ratios; false unless drainpipe ran.
+//   - cordon: to the fastest cordon p99 of the floor's runs (floor,
+//     floor-inproc), the unavoidable path of a serverless handler;
+//   - best strategy: to the lowest drained p99 of the strategies run, among
+//     those that drained every node and lost no pod if any did. It is a
+//     reference, not a bound: a better strategy may exist;
+//   - lower bound: to the floor's first-principles figure (its measured
+//     cordons, then the budgets' replacement cycles, each no sooner than
+//     the measured replacement rate allows). No drain can beat it;
+//   - nth: the NTH-style peer's drained p99 to Drainpipe's.
+func ratiosOf(res map[string]*result) (roundRatios, bool) {
+	dp := res["drainpipe"]
+	if dp == nil {
+		return roundRatios{}, false
+	}
+	var rr roundRatios
+	for _, peer := range []string{"floor", "floor-inproc"} {
+		if r := res[peer]; r != nil && r.cordonP99 > 0 && r.cordonP99 != never && (rr.cordonRef == 0 || r.cordonP99 < rr.cordonRef) {
+			rr.cordonRef = r.cordonP99
+		}
+	}
+	clean := false
+	for _, peer := range strategies {
+		r := res[peer]
+		if r == nil || r.drainedP99 <= 0 || r.drainedP99 == never {
 			continue
 		}
-		floorCordon, floorDrained := floors(res)
-		cordon = append(cordon, ratio(dp.cordonP99, floorCordon))
-		drained = append(drained, ratio(dp.drainedP99, floorDrained))
-		dpCordon = append(dpCordon, secs(dp.cordonP99))
-		flCordon = append(flCordon, secs(floorCordon))
+		ok := r.undrained == 0 && r.lost == 0
+		if rr.best == 0 || (ok && !clean) || (ok == clean && r.drainedP99 < rr.best) {
+			rr.best, rr.bestName, clean = r.drainedP99, peer, ok
+		}
 	}
-	if len(cordon) < 2 {
+	if fl := res["floor"]; fl != nil {
+		rr.lowerBound = fl.firstPrinciples
+	}
+	rr.cordon = ratio(dp.cordonP99, rr.cordonRef)
+	rr.bestRatio = ratio(dp.drainedP99, rr.best)
+	rr.lower = ratio(dp.drainedP99, rr.lowerBound)
+	if nt := res["nth"]; nt != nil {
+		rr.nth = ratio(nt.drainedP99, dp.drainedP99)
+	}
+	return rr, true
+}
+
+// ratioSeries is every round's values, in round order, each series
+// holding only the rounds where its reference ran.
+type ratioSeries struct {
+	orders                             []string
+	dpCordon, cordonRef, dpDrained     []float64
+	best, lowerBound                   []float64
+	bestNames                          []string
+	cordon, bestRatio, lowerRatio, nth []float64
+}
+
+func roundsRatios(rounds []map[string]*result) ratioSeries {
+	var s ratioSeries
+	for _, res := range rounds {
+		rr, ok := ratiosOf(res)
+		if !ok {
+			continue
+		}
+		s.dpCordon = append(s.dpCordon, secs(res["drainpipe"].cordonP99))
+		s.dpDrained = append(s.dpDrained, secs(res["drainpipe"].drainedP99))
+		if rr.cordonRef > 0 {
+			s.cordonRef = append(s.cordonRef, secs(rr.cordonRef))
+			s.cordon = append(s.cordon, rr.cordon)
+		}
+		if rr.best > 0 {
+			s.best = append(s.best, secs(rr.best))
+			s.bestNames = append(s.bestNames, rr.bestName)
+			s.bestRatio = append(s.bestRatio, rr.bestRatio)
+		}
+		if rr.lowerBound > 0 {
+			s.lowerBound = append(s.lowerBound, secs(rr.lowerBound))
+			s.lowerRatio = append(s.lowerRatio, rr.lower)
+		}
+		if rr.nth > 0 {
+			s.nth = append(s.nth, rr.nth)
+		}
+	}
+	return s
+}
+
+// roundsLine is every round's figures and the spread of each ratio;
+// false unless drainpipe ran. orders names each round's run order.
+func roundsLine(rounds []map[string]*result, orders [][]string) (string, bool) {
+	s := roundsRatios(rounds)
+	if len(s.dpCordon) == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("bench rounds=%d: cordon_p99s=%s floor_cordon_p99s=%s ratio_cordons=%s ratio_limits=%s "+
-		"median_ratio_cordon=%.2f median_ratio_limit=%.2f",
-		len(cordon), joined(dpCordon), joined(flCordon), joined(cordon), joined(drained),
-		median(cordon), median(drained)), true
+	var ord []string
+	for _, o := range orders {
+		ord = append(ord, strings.Join(o, ">"))
+	}
+	line := fmt.Sprintf("bench rounds=%d: orders=%s cordon_p99s=%s floor_cordon_p99s=%s drained_p99s=%s best_strategies=%s best_drained_p99s=%s fp_drained_p99s=%s "+
+		"ratio_cordons=%s ratio_best_strategies=%s ratio_lower_bounds=%s",
+		len(s.dpCordon), strings.Join(ord, ","), joined(s.dpCordon), joined(s.cordonRef), joined(s.dpDrained), orDash(strings.Join(s.bestNames, ",")),
+		joined(s.best), joined(s.lowerBound), joined(s.cordon), joined(s.bestRatio), joined(s.lowerRatio))
+	for _, r := range []struct {
+		name string
+		v    []float64
+	}{{"ratio_cordon", s.cordon}, {"ratio_best_strategy", s.bestRatio}, {"ratio_lower_bound", s.lowerRatio}} {
+		sp := spreadOf(r.v)
+		if !sp.ok {
+			line += fmt.Sprintf(" %s_median=- %[1]s_min=- %[1]s_max=-", r.name)
+			continue
+		}
+		line += fmt.Sprintf(" %[1]s_median=%.2[2]f %[1]s_min=%.2[3]f %[1]s_max=%.2[4]f", r.name, sp.med, sp.lo, sp.hi)
+	}
+	return line, true
 }
 
 func joined(v []float64) string {
@@ -42,18 +143,12 @@ func joined(v []float64) string {
 	for i, x := range v {
 		s[i] = fmt.Sprintf("%.2f", x)
 	}
-	return strings.Join(s, ",")
+	return orDash(strings.Join(s, ","))
 }
 
-// median is the middle value, or the mean of the middle two.
-func median(v []float64) float64 {
-	s := slices.Sorted(slices.Values(v))
-	n := len(s)
-	if n == 0 {
-		return 0
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return s
 }

@@ -21,60 +21,6 @@ import (
 	"github.com/drainpipe/drainpipe/test/sandbox"
 )
 
-// result is one run's measurements.
-type result struct {
-	targets               int
-	cordonP99, drainedP99 time.Duration
-	cordonSeenP99         time.Duration // the cordons as the observer's watch saw them
-	drainedP50            time.Duration
-	cordoned, drained     []time.Duration // per interrupted node, zero: never
-	undrained             int
-	reclaimed, lost       int // nodes reclaimed at their deadline undrained; the evictable pods they held
-	bound                 time.Duration
-	hooks                 fleet.Hooks
-	dlq, apf              int
-	invocations, peak     int
-	setup                 time.Duration
-	settled               time.Duration // waited for a quiet control plane (settle)
-	quiet                 float64       // the control plane's cores when the wave began
-	neighbour             neighbourResult
-	cost                  cost
-	cycle                 time.Duration // the floor's replacement cycle
-	rate                  float64       // the floor's replacements per second
-	firstPrinciples       time.Duration // the floor's first-principles drained p99
-	nodeLevel             levelWait     // APF's node level (deploy/flowcontrol.yaml): its waits for a seat
-}
-
-func (r *result) summary(peer string) string {
-	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs (seen %.2fs), drained p50 %.2fs p99 %s (%d undrained, %d reclaimed undrained with %d pods), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
-		peer, r.targets, r.cordonP99.Seconds(), r.cordonSeenP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
-		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
-	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
-	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
-	if r.nodeLevel.level != "" {
-		s += fmt.Sprintf("\n%-14s  %s", "", r.nodeLevel)
-	}
-	if r.cycle > 0 {
-		s += fmt.Sprintf("\n%-14s  replacement cycle (eviction to the budget granting again, fastest of %d on a quiet control plane): %.2fs", "", cycleSamples, r.cycle.Seconds())
-		s += fmt.Sprintf("\n%-14s  replacement rate (%d pods deleted at once to all replacements Ready, quiet control plane): %.1f/s", "", rateSamplePods, r.rate)
-		s += fmt.Sprintf("\n%-14s  first principles (those cycles at that rate, from the first cordon; not reachable here): drained p99 %.2fs", "", r.firstPrinciples.Seconds())
-	}
-	return s
-}
-
-// drainedString marks a p99 cut by the run's bound as a lower bound.
-func (r *result) drainedString() string {
-	if r.undrained > 0 && r.drainedP99 >= r.bound {
-		return fmt.Sprintf(">%.0f", r.bound.Seconds())
-	}
-	return fmt.Sprintf("%.2f", r.drainedP99.Seconds())
-}
-
-const (
-	cycleSamples   = 5
-	rateSamplePods = 100
-)
-
 // peers: how each run is deployed. Drainpipe runs with the shipped
 // flow-control manifest and without it; the floor acts as Drainpipe too.
 var peers = map[string]struct {
@@ -86,6 +32,7 @@ var peers = map[string]struct {
 	"nth":            {true, []string{"service-accounts"}},
 	"floor":          {true, drainpipeSchemas},
 	"floor-inproc":   {true, drainpipeSchemas},
+	"paced":          {true, drainpipeSchemas},
 	"limit":          {true, []string{"exempt"}},
 }
 
@@ -96,7 +43,7 @@ var drainpipeSchemas = []string{"drainpipe-nodes", "drainpipe"}
 func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*result, error) {
 	how, ok := peers[peer]
 	if !ok {
-		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, limit)", peer)
+		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, floor-inproc, paced, limit)", peer)
 	}
 	began := time.Now()
 	auditDir, err := os.MkdirTemp("", "bench-wave-audit-")
@@ -159,6 +106,15 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 	}
+	if peer == "paced" { // its pace
+		if r.rate, err = measureRate(ctx, admin, f, rateSamplePods); err != nil {
+			return nil, err
+		}
+	}
+	podNode, err := podsOnTargets(ctx, admin, f)
+	if err != nil {
+		return nil, err
+	}
 	nodes, err := fleet.OwnConnection(rc)
 	if err != nil {
 		return nil, err
@@ -191,11 +147,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
-		defer func() {
-			invs := dp.Mapping.Invocations()
-			r.invocations, r.peak = len(invs), dp.Mapping.PeakEnvironments()
-			r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, o.memoryMB)
-		}()
+		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
 	case "floor", "floor-inproc":
 		fn := fleet.Function{Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
 			MaxConcurrency: o.concurrency, Timeout: o.timeout}
@@ -217,6 +169,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
+		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
 	case "nth":
 		if queue, dlq, err = fleet.Queues(fake, o.timeout, 5); err != nil {
 			return nil, err
@@ -224,7 +177,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		done := make(chan error, 1)
 		go func() { done <- nth(rctx, sb.RESTConfig(), fake, queue) }()
 		stop = func() error { cancel(); return <-done }
-	case "limit":
+	case "limit", "paced":
 		stop = func() error { return nil }
 	}
 
@@ -267,7 +220,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 	} else {
-		go limit(rctx, admin, f)
+		startStrategy(rctx, sb, admin, f, peer, r.rate)
 	}
 	var waitErr error
 	if isFloor(peer) {
@@ -305,7 +258,11 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			fmt.Fprintf(output(true), "{\"msg\":\"bench: cordon committed\",\"peer\":%q,\"node\":%q,\"after_s\":%.3f}\n", peer, name, at.Seconds())
 		}
 	}
-	if _, err := r.fill(ctx, admin, fake, f, obs, commits, dlq, apf0); err != nil {
+	deleted, err := deletedPastBudget(auditLog, sent, f.Namespace, podNode)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.fill(ctx, admin, fake, f, obs, commits, deleted, dlq, apf0); err != nil {
 		return nil, err
 	}
 	disp1, rej1, err := fleet.FlowCounts(ctx, admin)
@@ -326,7 +283,8 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if how.flowSchemas[0] == "global-default" { // shared with the neighbour, who counted its own
 		r.cost.kube -= r.neighbour.requests
 	}
-	r.cost.ec2, r.cost.asg = awsCalls(fake)
+	r.cost.ec2, r.cost.asg, r.cost.sqs = awsCalls(fake)
+	r.cost.cordonOnly = isFloor(peer)
 	if isFloor(peer) {
 		r.floor(loads)
 	}

@@ -1,7 +1,7 @@
 // Command bootstrap is the bench's cordon floor as a Lambda function:
 // floor.Cordon behind the runtime API, with the clients Drainpipe's own
 // bootstrap would have (the SDK's default configuration from the
-// environment, a Kubernetes client from DRAINPIPE_KUBECONFIG with
+// environment with Drainpipe's retry settings, a Kubernetes client from DRAINPIPE_KUBECONFIG with
 // Drainpipe's client settings, unthrottled).
 // It has the cold start, runtime API and first connections of any
 // serverless handler, and nothing else.
@@ -14,7 +14,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -35,9 +34,9 @@ func main() {
 }
 
 func clients(ctx context.Context) (*ec2.Client, kubernetes.Interface, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
+	cfg, err := floor.AWSConfig(ctx) // Drainpipe's retry settings
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading the AWS configuration: %w", err)
+		return nil, nil, err
 	}
 	rc, err := clientcmd.BuildConfigFromFlags("", os.Getenv("DRAINPIPE_KUBECONFIG"))
 	if err != nil {

@@ -1,4 +1,4 @@
-package pipeline
+package lifecycle
 
 import (
 	"context"
@@ -8,22 +8,25 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 )
 
-// keeper heartbeats the lifecycle actions of the tasks in progress, from
+// Keeper heartbeats the lifecycle actions of the tasks in progress, from
 // the moment a batch is planned (Prepare) or a task starts, until the task
 // settles them or the context they came with ends: one heartbeat at once,
 // then one every cadence (a third of the hook's heartbeat timeout, at most
-// Config.HeartbeatInterval), queued tasks included. One goroutine serves
-// all actions of one cadence.
-type keeper struct {
-	a      *Actor
-	mu     sync.Mutex
-	held   map[event.Lifecycle]*held
-	groups map[time.Duration]*beatGroup
+// KeeperConfig.HeartbeatInterval), queued tasks included. One goroutine
+// serves all actions of one cadence. It also completes them, and tells
+// when an attempt is a hook's last chance. It is safe for concurrent use.
+type Keeper struct {
+	cfg      KeeperConfig
+	d        KeeperDeps
+	timeouts Timeouts // nil when d.Calls cannot tell
+	mu       sync.Mutex
+	held     map[event.Lifecycle]*held
+	groups   map[time.Duration]*beatGroup
 }
 
 // held is one action kept alive.
 type held struct {
-	h        hook
+	h        Hook
 	ctx      context.Context
 	refs     int  // tasks holding it
 	prepared int  // of which not yet taken by their Act
@@ -40,14 +43,10 @@ type beatGroup struct {
 	stop    chan struct{}
 }
 
-func newKeeper(a *Actor) *keeper {
-	return &keeper{a: a, held: map[event.Lifecycle]*held{}, groups: map[time.Duration]*beatGroup{}}
-}
-
-// prepare holds the hooks of a planned task until its Act takes them. It
+// Prepare holds the hooks of a planned task until its Act takes them. It
 // returns once they are held; their first heartbeats follow after(ctx),
 // so a batch's cordons need not wait for them (release does).
-func (k *keeper) prepare(ctx context.Context, hooks []hook, after func(context.Context)) {
+func (k *Keeper) Prepare(ctx context.Context, hooks []Hook, after func(context.Context)) {
 	if fresh := k.register(ctx, hooks, true); len(fresh) > 0 {
 		go func() {
 			after(ctx)
@@ -56,20 +55,20 @@ func (k *keeper) prepare(ctx context.Context, hooks []hook, after func(context.C
 	}
 }
 
-// acquire holds a task's hooks for its Act: those prepared are taken over,
+// Acquire holds a task's hooks for its Act: those prepared are taken over,
 // the others heartbeated at once and kept alive.
-func (k *keeper) acquire(ctx context.Context, hooks []hook) {
+func (k *Keeper) Acquire(ctx context.Context, hooks []Hook) {
 	k.hold(ctx, hooks, false, true)
 }
 
 // hold keeps hooks alive; beatNow heartbeats fresh ones at once.
-func (k *keeper) hold(ctx context.Context, hooks []hook, prepare, beatNow bool) {
+func (k *Keeper) hold(ctx context.Context, hooks []Hook, prepare, beatNow bool) {
 	k.start(ctx, k.register(ctx, hooks, prepare), beatNow)
 }
 
 // register holds hooks and returns those held afresh.
-func (k *keeper) register(ctx context.Context, hooks []hook, prepare bool) []*held {
-	if len(hooks) == 0 || k.a.cfg.DryRun {
+func (k *Keeper) register(ctx context.Context, hooks []Hook, prepare bool) []*held {
+	if len(hooks) == 0 || k.cfg.DryRun {
 		return nil
 	}
 	var fresh []*held
@@ -98,9 +97,9 @@ func (k *keeper) register(ctx context.Context, hooks []hook, prepare bool) []*he
 }
 
 // start keeps fresh hooks alive and heartbeats each once (when beatNow).
-func (k *keeper) start(ctx context.Context, fresh []*held, beatNow bool) {
+func (k *Keeper) start(ctx context.Context, fresh []*held, beatNow bool) {
 	for _, e := range fresh {
-		every := k.a.cadence(ctx, e.h)
+		every := k.cadence(ctx, e.h)
 		k.mu.Lock()
 		if k.held[e.h.Lifecycle] == e && e.group == nil {
 			k.join(e, every)
@@ -115,8 +114,8 @@ func (k *keeper) start(ctx context.Context, fresh []*held, beatNow bool) {
 	}
 }
 
-// answered waits, until ctx ends, for the first heartbeat of each of hooks.
-func (k *keeper) answered(ctx context.Context, hooks []hook) {
+// Answered waits, until ctx ends, for the first heartbeat of each of hooks.
+func (k *Keeper) Answered(ctx context.Context, hooks []Hook) {
 	for _, h := range hooks {
 		k.mu.Lock()
 		e, ok := k.held[h.Lifecycle]
@@ -132,34 +131,34 @@ func (k *keeper) answered(ctx context.Context, hooks []hook) {
 	}
 }
 
-// linger keeps the hooks a task left pending heartbeated until ctx (its
+// Linger keeps the hooks a task left pending heartbeated until ctx (its
 // batch's) ends: the batch may run on for minutes after the task, and
 // nothing else heartbeats them until their record comes back. They were
 // heartbeated at most a cadence ago, so the first heartbeat waits for the
 // next tick: two cadences are two thirds of the heartbeat timeout.
-func (k *keeper) linger(ctx context.Context, hooks []hook) {
-	if len(hooks) == 0 || k.a.cfg.DryRun || ctx.Err() != nil {
+func (k *Keeper) Linger(ctx context.Context, hooks []Hook) {
+	if len(hooks) == 0 || k.cfg.DryRun || ctx.Err() != nil {
 		return
 	}
 	k.hold(ctx, hooks, false, false)
-	context.AfterFunc(ctx, func() { k.release(hooks) })
+	context.AfterFunc(ctx, func() { k.Release(hooks) })
 }
 
 // join adds e to the group of its cadence, starting the group if needed.
 // k.mu must be held.
-func (k *keeper) join(e *held, every time.Duration) {
+func (k *Keeper) join(e *held, every time.Duration) {
 	g, ok := k.groups[every]
 	if !ok {
 		g = &beatGroup{every: every, members: map[event.Lifecycle]*held{}, stop: make(chan struct{})}
 		k.groups[every] = g
-		go func() { k.run(g, k.a.clock.NewTicker(every)) }() // a clock is no call to make under k.mu
+		go func() { k.run(g, k.d.Clock.NewTicker(every)) }() // a clock is no call to make under k.mu
 	}
 	g.members[e.h.Lifecycle] = e
 	e.group = g
 }
 
 // run heartbeats the group's members on every tick until the group empties.
-func (k *keeper) run(g *beatGroup, t Ticker) {
+func (k *Keeper) run(g *beatGroup, t Ticker) {
 	defer t.Stop()
 	for {
 		select {
@@ -177,7 +176,7 @@ func (k *keeper) run(g *beatGroup, t Ticker) {
 
 // members returns the group's live members, dropping those whose context
 // ended (tasks never started, a batch given up).
-func (k *keeper) members(g *beatGroup) []*held {
+func (k *Keeper) members(g *beatGroup) []*held {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var live []*held
@@ -192,14 +191,14 @@ func (k *keeper) members(g *beatGroup) []*held {
 }
 
 // beat heartbeats one action and remembers whether it is over.
-func (k *keeper) beat(e *held) {
-	inactive, failed := k.a.heartbeat(e.ctx, e.h)
+func (k *Keeper) beat(e *held) {
+	inactive, failed := k.heartbeat(e.ctx, e.h)
 	if failed && e.ctx.Err() == nil {
 		// Its retries spent (throttling that outlasted them): try once
 		// more now. Ticks are a third of the timeout apart, and a linger
 		// waits a tick before its first beat: one lost beat could let the
 		// action expire before the next.
-		inactive, _ = k.a.heartbeat(e.ctx, e.h)
+		inactive, _ = k.heartbeat(e.ctx, e.h)
 	}
 	if inactive {
 		k.mu.Lock()
@@ -208,9 +207,9 @@ func (k *keeper) beat(e *held) {
 	}
 }
 
-// inactive reports whether every one of hooks answered a heartbeat with
+// Inactive reports whether every one of hooks answered a heartbeat with
 // "No active Lifecycle Action".
-func (k *keeper) inactive(hooks []hook) bool {
+func (k *Keeper) Inactive(hooks []Hook) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, h := range hooks {
@@ -221,9 +220,9 @@ func (k *keeper) inactive(hooks []hook) bool {
 	return len(hooks) > 0
 }
 
-// release ends a task's hold on its hooks. It returns once no heartbeat of
+// Release ends a task's hold on its hooks. It returns once no heartbeat of
 // a released action is in flight, so none follows its completion.
-func (k *keeper) release(hooks []hook) {
+func (k *Keeper) Release(hooks []Hook) {
 	for _, h := range hooks {
 		k.mu.Lock()
 		e, ok := k.held[h.Lifecycle]
@@ -258,7 +257,7 @@ func (k *keeper) release(hooks []hook) {
 
 // dropLocked forgets e and stops its group when it empties. k.mu must be
 // held.
-func (k *keeper) dropLocked(e *held) {
+func (k *Keeper) dropLocked(e *held) {
 	if k.held[e.h.Lifecycle] == e {
 		delete(k.held, e.h.Lifecycle)
 	}
