@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
 )
 
 // Which slot a node gets, and who a full group names, over the fake
@@ -100,7 +102,7 @@ func TestTryIgnoresSlotsBeyondTheCount(t *testing.T) {
 func TestEnterWaitsThenAnswersBusy(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	node := func(name string) *corev1.Node {
-		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{NodeGroupLabel: "ng"}}}
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{drain.NodeGroupLabel: "ng"}}}
 	}
 	client := fake.NewClientset(node("a"), node("b"), node("c"), node("d"), node("e"))
 	l := fakeLimiter(Limit{Percent: 40}, &now) // 40 % of 5: 2 slots

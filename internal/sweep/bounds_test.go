@@ -164,7 +164,7 @@ func TestNewNamesEveryMissingDependency(t *testing.T) {
 			t.Errorf("New without deps: %v, want %q named", err, name)
 		}
 	}
-	d := Deps{Clients: clusterClients{}, EC2: &fakeEC2{}, Act: func(context.Context, handler.Task) handler.Result { return handler.Result{} },
+	d := Deps{Clients: clusterClients{}, EC2: &fakeEC2{}, Actor: actorFunc(func(context.Context, handler.Task) handler.Result { return handler.Result{} }),
 		NodeOf: nodeByProvider}
 	for margin, want := range map[time.Duration]time.Duration{-time.Nanosecond: DefaultMargin, 0: 0, time.Minute: time.Minute} {
 		s, err := New(Config{Margin: margin}, d)

@@ -68,6 +68,11 @@ func (f *fakeHooks) ActionLife(context.Context, string, []string) (time.Duration
 	return f.life, f.err
 }
 
+// actorFunc is a function as the sweep's handler.Actor.
+type actorFunc func(context.Context, handler.Task) handler.Result
+
+func (f actorFunc) Act(ctx context.Context, t handler.Task) handler.Result { return f(ctx, t) }
+
 // clusterClients serves one client per cluster; a missing one fails.
 type clusterClients map[string]kubernetes.Interface
 
@@ -124,7 +129,7 @@ func newDrySweeper(t *testing.T, clients Clients, ec2 EC2, hooks Hooks, act func
 			return handler.Result{Status: handler.StatusIgnored}
 		}
 	}
-	d := Deps{Clients: clients, EC2: ec2, Act: act, NodeOf: nodeByProvider, Now: func() time.Time { return sweepNow }}
+	d := Deps{Clients: clients, EC2: ec2, Actor: actorFunc(act), NodeOf: nodeByProvider, Now: func() time.Time { return sweepNow }}
 	if hooks != nil {
 		d.Hooks = hooks
 	}
