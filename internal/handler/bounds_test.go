@@ -288,9 +288,13 @@ func TestBatchWaitEndsAtHalfTheReserve(t *testing.T) {
 		deadlines []time.Time
 		asks      int
 	)
+	actor := &yieldingActor{release: make(chan struct{}), arrived: make(chan struct{}, 1)}
 	waiting := func(ctx context.Context, _ string) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		if asks == 0 {
+			<-actor.arrived // the drain is under way before the batch may give way
+		}
 		dl, _ := ctx.Deadline()
 		deadlines = append(deadlines, dl)
 		asks++
@@ -303,7 +307,6 @@ func TestBatchWaitEndsAtHalfTheReserve(t *testing.T) {
 		return 1, nil
 	}
 	var logs bytes.Buffer
-	actor := &yieldingActor{release: make(chan struct{})}
 	h := New(Options{Actor: actor, DeadlineReserve: 20 * time.Minute, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
 		GiveWay: GiveWay{After: time.Nanosecond, Every: time.Nanosecond, Waiting: waiting}})
 	resp, err := h.Handle(ctx, firstDelivery(1, "1"))
