@@ -23,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci clean
+.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -170,6 +170,31 @@ fuzz-ci: ## every fuzz target for FUZZTIME (10 s) each, bounded; .ci/run runs it
 		echo "fuzz-ci: $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME); \
 	done
+
+# Pinned: gremlins, the mutation tester, installed from the module proxy into dist/tools (the
+# product module gains no dependency).
+GREMLINS ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATION_PKGS ?= event policy lifecycle group handler config sweep
+# The floors every package must reach (percent).
+MUTATION_EFFICACY ?= 90
+MUTATION_COVERAGE ?= 85
+# Each mutant runs its package's unit tests (-short: no control plane started per mutant; -count=1: the
+# coverage run, which sets the timeout, is not a cached result; no vet
+# and no DWARF, which only slow each mutant's build).
+MUTATION_GOFLAGS ?= -short -count=1 -vet=off -ldflags=-w
+# A mutant's tests time out at this many times the package's coverage run; raise it on a busy machine,
+# where a slow build would otherwise count as a timeout.
+MUTATION_TIMEOUT_COEFFICIENT ?= 3
+mutation: ## mutation testing (gremlins) of the core packages, one at a time; a table of efficacy and mutator coverage, failing below MUTATION_EFFICACY / MUTATION_COVERAGE (slow: not part of make test)
+	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(GREMLINS)
+	@mkdir -p $(DIST)/mutation
+	@set -e; for p in $(MUTATION_PKGS); do \
+		echo "mutation: internal/$$p"; rm -f $(DIST)/mutation/$$p.json; \
+		GOFLAGS='$(MUTATION_GOFLAGS)' $(DIST)/tools/gremlins unleash --workers 2 --timeout-coefficient $(MUTATION_TIMEOUT_COEFFICIENT) \
+			--output $(DIST)/mutation/$$p.json ./internal/$$p; \
+	done
+	$(GO) run ./tools/mutation -efficacy $(MUTATION_EFFICACY) -coverage $(MUTATION_COVERAGE) \
+		$(foreach p,$(MUTATION_PKGS),$(DIST)/mutation/$(p).json)
 
 clean:
 	rm -rf $(DIST) cdk.out cdk.out.template
