@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,10 +61,9 @@ func TestGiveWayOnNeedsEveryPart(t *testing.T) {
 		g    GiveWay
 		want bool
 	}{
-		{"all set", GiveWay{After: time.Nanosecond, Every: time.Nanosecond, Waiting: waiting}, true},
-		{"after 0", GiveWay{After: 0, Every: time.Second, Waiting: waiting}, false},
-		{"every 0", GiveWay{After: time.Second, Every: 0, Waiting: waiting}, false},
-		{"no queue to ask", GiveWay{After: time.Second, Every: time.Second}, false},
+		{"all set", GiveWay{After: time.Nanosecond, Waiting: waiting}, true},
+		{"after 0", GiveWay{After: 0, Waiting: waiting}, false},
+		{"no queue to ask", GiveWay{After: time.Second}, false},
 	} {
 		if got := tc.g.on(); got != tc.want {
 			t.Errorf("%s: on = %v, want %v", tc.name, got, tc.want)
@@ -277,51 +275,58 @@ func TestSentTime(t *testing.T) {
 
 // The batch waits for its tasks until half the reserve before the
 // invocation's deadline (the tasks themselves end at the whole reserve):
-// the give-way watch asks within that wait. An unreadable queue, or one
-// with nothing waiting, does not make the batch give way.
+// the give-way watch asks, once, within that wait. An unreadable queue, or
+// one with nothing waiting, does not make the batch give way.
 func TestBatchWaitEndsAtHalfTheReserve(t *testing.T) {
-	deadline := time.Now().Add(time.Hour)
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	var (
-		mu        sync.Mutex
-		deadlines []time.Time
-		asks      int
-	)
-	actor := &yieldingActor{release: make(chan struct{}), arrived: make(chan struct{}, 1)}
-	waiting := func(ctx context.Context, _ string) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if asks == 0 {
-			<-actor.arrived // the drain is under way before the batch may give way
-		}
-		dl, _ := ctx.Deadline()
-		deadlines = append(deadlines, dl)
-		asks++
-		switch asks {
-		case 1:
-			return 0, errors.New("queue unreadable")
-		case 2:
-			return 0, nil
-		}
-		return 1, nil
-	}
-	var logs bytes.Buffer
-	h := New(Options{Actor: actor, DeadlineReserve: 20 * time.Minute, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
-		GiveWay: GiveWay{After: time.Nanosecond, Every: time.Nanosecond, Waiting: waiting}})
-	resp, err := h.Handle(ctx, firstDelivery(1, "1"))
-	if err != nil || len(resp.BatchItemFailures) != 1 || actor.yielded != 1 {
-		t.Fatalf("Handle = %v, %v with %d yielded; want the record given back", resp, err, actor.yielded)
-	}
-	if asks != 3 {
-		t.Errorf("asked %d times, want 3: an error and an empty queue do not give way", asks)
-	}
-	for _, dl := range deadlines {
-		if want := deadline.Add(-10 * time.Minute); !dl.Equal(want) {
-			t.Errorf("watch deadline %v, want half the reserve before the invocation's: %v", dl, want)
-		}
-	}
-	if n := strings.Count(logs.String(), "cannot tell whether messages wait"); n != 1 {
-		t.Errorf("%d warnings of an unreadable queue, want 1", n)
+	for _, tc := range []struct {
+		name  string
+		n     int
+		err   error
+		gives bool
+		warns int
+	}{
+		{"unreadable", 0, errors.New("queue unreadable"), false, 1},
+		{"empty", 0, nil, false, 0},
+		{"waiting", 1, nil, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			deadline := time.Now().Add(time.Hour)
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
+			defer cancel()
+			actor := &yieldingActor{release: make(chan struct{}), arrived: make(chan struct{}, 1)}
+			var (
+				asks  int
+				asked time.Time
+			)
+			waiting := func(ctx context.Context, _ string) (int, error) {
+				<-actor.arrived // the drain is under way before the batch asks
+				asks++
+				asked, _ = ctx.Deadline()
+				if !tc.gives {
+					close(actor.release)
+				}
+				return tc.n, tc.err
+			}
+			var logs bytes.Buffer
+			h := New(Options{Actor: actor, DeadlineReserve: 20 * time.Minute, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+				GiveWay: GiveWay{After: time.Nanosecond, Waiting: waiting}})
+			resp, err := h.Handle(ctx, firstDelivery(1, "1"))
+			want := 0
+			if tc.gives {
+				want = 1
+			}
+			if err != nil || len(resp.BatchItemFailures) != want || actor.yielded != want {
+				t.Fatalf("Handle = %v, %v with %d yielded; want %d given back", resp, err, actor.yielded, want)
+			}
+			if asks != 1 {
+				t.Errorf("asked %d times, want once", asks)
+			}
+			if want := deadline.Add(-10 * time.Minute); !asked.Equal(want) {
+				t.Errorf("watch deadline %v, want half the reserve before the invocation's: %v", asked, want)
+			}
+			if n := strings.Count(logs.String(), "cannot tell whether messages wait"); n != tc.warns {
+				t.Errorf("%d warnings of an unreadable queue, want %d", n, tc.warns)
+			}
+		})
 	}
 }
