@@ -19,7 +19,7 @@ import (
 // and Kubernetes requests.
 func TestWaveWiderThanTheEventSource(t *testing.T) {
 	ctx, root, bootstrap := fleet.StartTest(t, 5*time.Minute)
-	sb := sandbox.ForTest(t)
+	sb := sandbox.StartForTest(t, sandbox.Options{}) // its own: one fleet per sandbox
 	r := fleet.NewRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 24, PodsPerNode: 6, SpotShare: 0.5, HookShare: 0.5, Replicas: 8, Seed: 43})
 	kubeconfig, err := fleet.DrainpipeUser.WriteKubeconfig(sb.KubeconfigPath(), t.TempDir())
 	if err != nil {
