@@ -96,7 +96,7 @@ const (
 	// protection ends (the caller's rules decide when to stop waiting, a
 	// lifecycle hook's limit).
 	AnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt"
-	// KarpenterNodePoolLabel names the Karpenter (v1) node pool of a node:
+	// KarpenterNodePoolLabel names the Karpenter node pool (v0.32 and later) of a node:
 	// its group, and with DRAINPIPE_KARPENTER_NODES=skip a node left to
 	// Karpenter.
 	KarpenterNodePoolLabel = "karpenter.sh/nodepool"
