@@ -100,6 +100,20 @@ func FlowCounts(ctx context.Context, c kubernetes.Interface) (dispatched, reject
 	return counts(d), counts(r), err
 }
 
+// Rejections reads APF's rejections by flow schema and reason
+// ("drainpipe/queue-full"), so a run says whose requests were refused and why.
+func Rejections(ctx context.Context, c kubernetes.Interface) (map[string]int, error) {
+	m, err := ScrapeMetrics(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	err = m.each("apiserver_flowcontrol_rejected_requests_total", func(line string, v float64) {
+		out[label(line, "flow_schema")+"/"+label(line, "reason")] += int(v)
+	})
+	return out, err
+}
+
 func counts(sums map[string]float64) map[string]int {
 	out := make(map[string]int, len(sums))
 	for k, v := range sums {

@@ -28,6 +28,18 @@ func ScrapeMetrics(ctx context.Context, c kubernetes.Interface) (Metrics, error)
 // up under "".
 func (m Metrics) Sum(name, by string) (map[string]float64, error) {
 	out := map[string]float64{}
+	err := m.each(name, func(line string, v float64) {
+		key := ""
+		if by != "" {
+			key = label(line, by)
+		}
+		out[key] += v
+	})
+	return out, err
+}
+
+// each calls f with every sample line of the metric name and its value.
+func (m Metrics) each(name string, f func(line string, v float64)) error {
 	sc := bufio.NewScanner(bytes.NewReader(m))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -37,15 +49,11 @@ func (m Metrics) Sum(name, by string) (map[string]float64, error) {
 		}
 		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
 		if err != nil {
-			return nil, fmt.Errorf("reading %q: %w", line, err)
+			return fmt.Errorf("reading %q: %w", line, err)
 		}
-		key := ""
-		if by != "" {
-			key = label(line, by)
-		}
-		out[key] += v
+		f(line, v)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // label is the value of a Prometheus label in a sample line.

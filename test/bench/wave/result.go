@@ -21,6 +21,7 @@ type result struct {
 	bound                 time.Duration
 	hooks                 fleet.Hooks
 	dlq, apf              int
+	apfWhy                map[string]int // APF's rejections in the run by "flow schema/reason"
 	invocations, peak     int
 	setup                 time.Duration
 	settled               time.Duration // waited for a quiet control plane (settle)
@@ -38,6 +39,9 @@ func (r *result) summary(peer string) string {
 		peer, r.targets, r.cordonP99.Seconds(), r.cordonSeenP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
 		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
+	if len(r.apfWhy) > 0 {
+		s += fmt.Sprintf("\n%-14s  apf rejected by schema/reason: %v", "", r.apfWhy)
+	}
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
 	if r.nodeLevel.level != "" {
 		s += fmt.Sprintf("\n%-14s  %s", "", r.nodeLevel)

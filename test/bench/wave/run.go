@@ -197,6 +197,10 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if err != nil {
 		return nil, err
 	}
+	why0, err := fleet.Rejections(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
 	waits0, err := readQueueWaits(ctx, admin)
 	if err != nil {
 		return nil, err
@@ -272,6 +276,18 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	waits1, err := readQueueWaits(ctx, admin)
 	if err != nil {
 		return nil, err
+	}
+	why1, err := fleet.Rejections(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	for k, n := range why1 {
+		if d := n - why0[k]; d > 0 {
+			if r.apfWhy == nil {
+				r.apfWhy = map[string]int{}
+			}
+			r.apfWhy[k] = d
+		}
 	}
 	if how.flowControl {
 		r.nodeLevel = waits1.since(waits0, "drainpipe-nodes")
