@@ -1,7 +1,10 @@
 // Package policy decides what Drainpipe does for each kind of interruption.
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Action is what to do to the node of an interrupted instance. Actions are
 // ordered: a stronger action includes every weaker one.
@@ -14,19 +17,11 @@ const (
 	ActionCordonAndDrain Action = "cordon-and-drain"
 )
 
+// byRank lists the actions weakest first: an action's rank is its index.
+var byRank = []Action{ActionNone, ActionCordon, ActionCordonAndDrain}
+
 // rank orders the actions; an unknown action ranks below none.
-func (a Action) rank() int {
-	switch a {
-	case ActionNone:
-		return 0
-	case ActionCordon:
-		return 1
-	case ActionCordonAndDrain:
-		return 2
-	default:
-		return -1
-	}
-}
+func (a Action) rank() int { return slices.Index(byRank, a) }
 
 // Valid reports whether a is one of the known actions.
 func (a Action) Valid() bool { return a.rank() >= 0 }
@@ -43,11 +38,11 @@ func ParseAction(s string) (Action, error) {
 // Strongest returns the strongest of the actions, or none when there are
 // none.
 func Strongest(actions ...Action) Action {
-	best := ActionNone
+	// The highest rank found, never below none's, names the action: no
+	// comparison of two equal ranks can choose between two actions.
+	best := ActionNone.rank()
 	for _, a := range actions {
-		if a.rank() > best.rank() {
-			best = a
-		}
+		best = max(best, a.rank())
 	}
-	return best
+	return byRank[best]
 }

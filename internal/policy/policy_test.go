@@ -17,6 +17,9 @@ func TestStrongest(t *testing.T) {
 		{[]Action{ActionCordon, ActionCordonAndDrain, ActionNone}, ActionCordonAndDrain},
 		{[]Action{ActionCordonAndDrain, ActionCordon}, ActionCordonAndDrain},
 		{[]Action{"bogus", ActionCordon}, ActionCordon},
+		{[]Action{"bogus"}, ActionNone},
+		{[]Action{ActionCordon, ActionCordon}, ActionCordon},
+		{[]Action{ActionCordonAndDrain, "bogus"}, ActionCordonAndDrain},
 	}
 	for _, tt := range tests {
 		if got := Strongest(tt.in...); got != tt.want {
