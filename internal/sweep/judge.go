@@ -26,26 +26,32 @@ func leave(format string, args ...any) verdict { return verdict{why: fmt.Sprintf
 func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []instance.ScheduledEvent) verdict {
 	m := drain.ReadMarks(h.node)
 	now := s.d.Now()
-	switch {
-	case h.node.DeletionTimestamp != nil:
+	if h.node.DeletionTimestamp != nil {
 		return leave("node is being deleted")
-	case m.Karpenter:
+	}
+	if m.Karpenter {
 		return leave("Karpenter is disrupting the node (%s): it is Karpenter's", drain.KarpenterDisruptedTaint)
-	case !m.Held():
+	}
+	if !m.Held() {
 		return leave("node carries the held label but no Drainpipe hold")
-	case h.instance == "":
+	}
+	if h.instance == "" {
 		return leave("node's providerID %q names no EC2 instance", h.node.Spec.ProviderID)
-	case !found:
+	}
+	if !found {
 		return leave("EC2 does not know instance %s: the node controller removes a node whose instance is gone", h.instance)
-	case inst.Cluster != h.cluster:
+	}
+	if inst.Cluster != h.cluster {
 		return leave("instance %s is not routed to cluster %s (EC2 tags say %q)", h.instance, h.cluster, inst.Cluster)
-	case inst.State == "stopped" || inst.State == "terminated":
+	}
+	if inst.State == "stopped" || inst.State == "terminated" {
 		if !s.cfg.OutOfService || m.OutOfSvc || hasOutOfService(h.node) {
 			return leave("instance is %s; node already out of service or DRAINPIPE_OUT_OF_SERVICE is off", inst.State)
 		}
 		return verdict{what: RepairOutOfService, why: fmt.Sprintf("instance is %s but its node was never tainted out of "+
 			"service: the state-change notice was lost", inst.State)}
-	case inst.State != "running":
+	}
+	if inst.State != "running" {
 		return leave("instance is %s: the notice for it may still come", inst.State)
 	}
 	since, err := time.Parse(time.RFC3339, m.Since)

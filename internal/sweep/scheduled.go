@@ -42,13 +42,11 @@ func (s *Sweeper) scheduled(ctx context.Context, clients map[string]kubernetes.I
 			node = n
 		}
 		m := drain.ReadMarks(node)
-		switch {
-		case drain.Acted(node, e.Code, e.NotBefore):
+		if drain.Acted(node, e.Code, e.NotBefore) || s.cfg.ScheduledAction == policy.ActionNone {
 			continue
-		case m.Kind == string(event.KindScheduledChange) && m.EventID != e.ID:
+		}
+		if m.Kind == string(event.KindScheduledChange) && m.EventID != e.ID {
 			continue // its Health notice is being acted on
-		case s.cfg.ScheduledAction == policy.ActionNone:
-			continue
 		}
 		now := s.d.Now()
 		in := event.Interruption{Kind: event.KindScheduledChange, Instances: []string{e.InstanceID}, EventID: e.ID,
