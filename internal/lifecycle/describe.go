@@ -29,17 +29,21 @@ const (
 type hookKey struct{ asg, hook string }
 
 type cachedTimeout struct {
-	d   time.Duration
-	err error
-	at  time.Time
+	d     time.Duration
+	err   error
+	until time.Time // trusted until then
 }
 
-func (c cachedTimeout) fresh() bool {
-	if c.err != nil {
-		return time.Since(c.at) < failureTTL
+// cached is an answer read at at, trusted for its TTL.
+func cached(d time.Duration, err error, at time.Time) cachedTimeout {
+	ttl := timeoutTTL
+	if err != nil {
+		ttl = failureTTL
 	}
-	return time.Since(c.at) < timeoutTTL
+	return cachedTimeout{d: d, err: err, until: at.Add(ttl)}
 }
+
+func (c cachedTimeout) fresh() bool { return time.Now().Before(c.until) }
 
 // timeouts caches DescribeLifecycleHooks answers per group and hook.
 type timeouts struct {
@@ -104,7 +108,7 @@ func (t *timeouts) lead(ctx context.Context, k hookKey, f *flight) (time.Duratio
 	t.mu.Lock()
 	delete(t.flying, k)
 	if !f.own { // our own deadline says nothing about the hook
-		t.by[k] = cachedTimeout{d: d, err: err, at: time.Now()}
+		t.by[k] = cached(d, err, time.Now())
 	}
 	t.mu.Unlock()
 	close(f.done)

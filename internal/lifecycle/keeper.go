@@ -76,21 +76,17 @@ func (k *Keeper) register(ctx context.Context, hooks []Hook, prepare bool) []*he
 	defer k.mu.Unlock()
 	for _, h := range hooks {
 		e, ok := k.held[h.Lifecycle]
-		switch {
-		case !ok:
-			e = &held{h: h, ctx: ctx, refs: 1, beaten: make(chan struct{})}
-			if prepare {
-				e.prepared = 1
-			}
+		if !ok {
+			e = &held{h: h, ctx: ctx, beaten: make(chan struct{})}
 			k.held[h.Lifecycle] = e
 			fresh = append(fresh, e)
-		case prepare:
-			e.refs++
+		} else if !prepare && e.prepared > 0 {
+			e.prepared-- // an Act takes over its prepared hold
+			continue
+		}
+		e.refs++
+		if prepare {
 			e.prepared++
-		case e.prepared > 0:
-			e.prepared--
-		default:
-			e.refs++
 		}
 	}
 	return fresh

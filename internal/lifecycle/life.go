@@ -38,10 +38,9 @@ func (c *Client) ActionLife(ctx context.Context, asg string, names []string) (ti
 			continue
 		}
 		d := MaxActionLife
-		switch {
-		case h.GlobalTimeout != nil && *h.GlobalTimeout > 0:
+		if h.GlobalTimeout != nil && *h.GlobalTimeout > 0 {
 			d = time.Duration(*h.GlobalTimeout) * time.Second
-		case h.HeartbeatTimeout != nil && *h.HeartbeatTimeout > 0:
+		} else if h.HeartbeatTimeout != nil && *h.HeartbeatTimeout > 0 {
 			d = 100 * time.Duration(*h.HeartbeatTimeout) * time.Second
 		}
 		life = max(life, min(d, MaxActionLife))

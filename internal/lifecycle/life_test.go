@@ -89,11 +89,11 @@ func TestCachedTimeoutFreshness(t *testing.T) {
 		c    cachedTimeout
 		want bool
 	}{
-		{"timeout just read", cachedTimeout{d: time.Minute, at: now}, true},
-		{"timeout read 14 minutes ago", cachedTimeout{d: time.Minute, at: now.Add(-14 * time.Minute)}, true},
-		{"timeout read 16 minutes ago", cachedTimeout{d: time.Minute, at: now.Add(-16 * time.Minute)}, false},
-		{"failure just now", cachedTimeout{err: context.DeadlineExceeded, at: now}, true},
-		{"failure two minutes ago", cachedTimeout{err: context.DeadlineExceeded, at: now.Add(-2 * time.Minute)}, false},
+		{"timeout just read", cached(time.Minute, nil, now), true},
+		{"timeout read 14 minutes ago", cached(time.Minute, nil, now.Add(-14*time.Minute)), true},
+		{"timeout read 16 minutes ago", cached(time.Minute, nil, now.Add(-16*time.Minute)), false},
+		{"failure just now", cached(0, context.DeadlineExceeded, now), true},
+		{"failure two minutes ago", cached(0, context.DeadlineExceeded, now.Add(-2*time.Minute)), false},
 	} {
 		if got := tc.c.fresh(); got != tc.want {
 			t.Errorf("%s: fresh = %v, want %v", tc.name, got, tc.want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -69,16 +70,15 @@ func (k *Keeper) heartbeat(ctx context.Context, h Hook) (inactive, failed bool) 
 	}
 	err := k.d.Calls.Heartbeat(ctx, h.Lifecycle)
 	k.d.Record(OpHeartbeat, h.Lifecycle, false, err)
-	switch {
-	case err == nil || ctx.Err() != nil:
-	case errors.Is(err, ErrInactive): // completed by a duplicate, or timed out
+	if err == nil || ctx.Err() != nil {
+		return false, false
+	}
+	if errors.Is(err, ErrInactive) { // completed by a duplicate, or timed out
 		k.d.Log.Info("lifecycle hook no longer pending", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID)
 		return true, false
-	default:
-		k.d.Log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID, "error", err)
-		return false, true
 	}
-	return false, false
+	k.d.Log.Warn("heartbeating lifecycle hook", "asg", h.ASG, "hook", h.Hook, "instance_id", h.InstanceID, "error", err)
+	return false, true
 }
 
 // heartbeatTimeout is the hook's heartbeat timeout, or 0 when unknown (no
@@ -128,15 +128,16 @@ func (k *Keeper) maxAge(ctx context.Context, h Hook) time.Duration {
 // A timeout unknown counts as HeartbeatInterval, the cadence's own
 // fallback, which is below the shortest timeout Auto Scaling allows.
 func (k *Keeper) RetryWithin(ctx context.Context, hooks []Hook) time.Duration {
-	var within time.Duration
-	for _, h := range hooks {
+	if len(hooks) == 0 {
+		return 0
+	}
+	each := make([]time.Duration, len(hooks))
+	for i, h := range hooks {
 		d := k.cfg.HeartbeatInterval
 		if hb := k.heartbeatTimeout(ctx, h); hb > 0 {
 			d = hb / 2
 		}
-		if d = max(d.Truncate(time.Second), time.Second); within == 0 || d < within {
-			within = d
-		}
+		each[i] = max(d.Truncate(time.Second), time.Second)
 	}
-	return within
+	return slices.Min(each)
 }
