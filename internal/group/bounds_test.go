@@ -99,3 +99,34 @@ func TestPause(t *testing.T) {
 		t.Error("pause with its context cancelled: waited the poll")
 	}
 }
+
+// The jitter adds up to a fifth of the poll, drawn below that bound plus
+// one (so a poll under five nanoseconds still draws).
+func TestJittered(t *testing.T) {
+	for _, tc := range []struct {
+		poll, most time.Duration
+	}{
+		{5 * time.Second, 6 * time.Second},
+		{time.Nanosecond, time.Nanosecond},
+	} {
+		var bound int64
+		most := jittered(tc.poll, func(n int64) int64 { bound = n; return n - 1 })
+		if most != tc.most || bound != int64(tc.poll)/5+1 {
+			t.Errorf("jittered(%s) at most %s drawn below %d, want %s below %d", tc.poll, most, bound, tc.most, int64(tc.poll)/5+1)
+		}
+		if least := jittered(tc.poll, func(int64) int64 { return 0 }); least != tc.poll {
+			t.Errorf("jittered(%s) at least %s, want the poll", tc.poll, least)
+		}
+	}
+}
+
+// A node's first slot to try is one of the group's.
+func TestOffsetWithinTheSlots(t *testing.T) {
+	for _, slots := range []int{1, 2, 3, 7} {
+		for _, node := range []string{"a", "ip-10-0-1-7.ec2.internal", "node-42"} {
+			if o := offset(node, slots); o < 0 || o >= slots {
+				t.Errorf("offset(%s, %d) = %d, want one of the slots", node, slots, o)
+			}
+		}
+	}
+}

@@ -89,8 +89,7 @@ func Of(asg string, labels map[string]string, labelKey string) (g Group, ok bool
 		}
 		return ""
 	}
-	switch {
-	case asg != "":
+	if asg != "" {
 		// The operator's label counts the group best; a managed node
 		// group is one Auto Scaling group.
 		sel := count(labelKey)
@@ -98,9 +97,11 @@ func Of(asg string, labels map[string]string, labelKey string) (g Group, ok bool
 			sel = count(drain.NodeGroupLabel)
 		}
 		return Group{Name: "asg/" + asg, Selector: sel}, true
-	case labels[drain.KarpenterNodePoolLabel] != "":
+	}
+	if labels[drain.KarpenterNodePoolLabel] != "" {
 		return Group{Name: "nodepool/" + labels[drain.KarpenterNodePoolLabel], Selector: count(drain.KarpenterNodePoolLabel)}, true
-	case count(labelKey) != "":
+	}
+	if count(labelKey) != "" {
 		return Group{Name: "label/" + count(labelKey), Selector: count(labelKey)}, true
 	}
 	return Group{}, false

@@ -157,8 +157,7 @@ func (l *Limiter) slots(ctx context.Context, client kubernetes.Interface, g Grou
 // pause waits one poll interval, jittered so that waiting nodes spread
 // their looks; false when ctx ended first.
 func (l *Limiter) pause(ctx context.Context) bool {
-	d := l.cfg.Poll + time.Duration(rand.Int64N(int64(l.cfg.Poll)/5+1))
-	t := time.NewTimer(d)
+	t := time.NewTimer(jittered(l.cfg.Poll, rand.Int64N))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -166,6 +165,12 @@ func (l *Limiter) pause(ctx context.Context) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// jittered is poll plus up to a fifth more, drawn by n (rand.Int64N: a
+// number in [0, max)).
+func jittered(poll time.Duration, n func(max int64) int64) time.Duration {
+	return poll + time.Duration(n(int64(poll)/5+1))
 }
 
 // offset spreads nodes over the slots so that concurrent takers mostly

@@ -83,10 +83,10 @@ func (l *Limiter) try(ctx context.Context, client kubernetes.Interface, g Group,
 			continue
 		}
 		got, err := l.take(ctx, client, g, i, le, node)
-		switch {
-		case errors.Is(err, errLost):
+		if errors.Is(err, errLost) {
 			continue
-		case err != nil:
+		}
+		if err != nil {
 			return nil, busy, err
 		}
 		return &Slot{l: l, client: client, group: g, lease: got}, busy, nil
