@@ -159,7 +159,7 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
-			if err = r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero()); err != nil {
+			if err = r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero(), t.chained); err != nil {
 				r.release()
 				return
 			}
