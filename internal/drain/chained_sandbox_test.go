@@ -31,9 +31,11 @@ func TestBudgetChainedPodsStartFirst(t *testing.T) {
 	// A budget that lets all its pods go at once chains nothing.
 	s.env.PDB(ctx, "api", map[string]string{"app": "api"}, fixture.MaxUnavailable(3))
 	// The bucket's one token spent: every eviction of the Run waits its turn.
-	if err := cfg.Pace.Wait(ctx, true, true); err != nil {
+	release, err := cfg.Pace.Wait(ctx, true, true)
+	if err != nil {
 		t.Fatal(err)
 	}
+	release()
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()

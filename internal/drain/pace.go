@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -12,7 +13,8 @@ import (
 // once evicts at the cluster's rate divided by their number, so all of
 // them together stay within what the control plane is meant to take
 // (deploy/flowcontrol.yaml queues a burst; a sustained excess is answered
-// 429 and starves the level's other tenants). When requests wait, those
+// 429 and starves the level's other tenants), and keeps no more of its
+// writes in flight than its seats (see seatTime). When requests wait, those
 // of drains racing a deadline (Spot, a scheduled event, a reservation's
 // end) go before those of drains that can wait (a terminate hook), and
 // within each, pods whose budget chains their evictions (see chained) go
@@ -21,6 +23,7 @@ type Pace struct {
 	every time.Duration // one request per every
 	burst int
 	clock paceClock
+	seats *seats
 
 	mu      sync.Mutex
 	tat     time.Time            // when the bucket would be full again (GCRA's theoretical arrival time)
@@ -61,8 +64,9 @@ type paceWaiter struct {
 
 // NewPace paces a share of clusterRate (requests per second) among
 // instances function instances: rate clusterRate/instances, with a burst
-// of one second of it (at least one request). It returns nil, pacing
-// nothing, for a rate of 0.
+// of one second of it (at least one request), and seats for what that
+// rate sends in seatTime (at least two). It returns nil, pacing nothing,
+// for a rate of 0.
 func NewPace(clusterRate float64, instances int) *Pace {
 	return newPace(clusterRate, instances, realClock{})
 }
@@ -72,17 +76,34 @@ func newPace(clusterRate float64, instances int, c paceClock) *Pace {
 		return nil
 	}
 	rate := clusterRate / float64(instances)
-	return &Pace{every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c}
+	return &Pace{
+		every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c,
+		seats: newSeats(max(2, int(math.Ceil(rate*seatTime.Seconds())))),
+	}
 }
 
-// Wait returns once the request may go, or with ctx's error. Of the
-// requests waiting, urgent ones go first, then chained ones (see turn).
-func (p *Pace) Wait(ctx context.Context, urgent, chained bool) error {
+// Wait returns once the request may go, holding one of the instance's
+// seats, with the function that gives it back; or with ctx's error. Of
+// the requests waiting, urgent ones go first, then chained ones (see
+// turn).
+func (p *Pace) Wait(ctx context.Context, urgent, chained bool) (release func(), err error) {
 	if p == nil {
-		return nil
+		return func() {}, nil
 	}
-	w := &paceWaiter{granted: make(chan struct{})}
 	prio := turn(urgent, chained)
+	if err := p.token(ctx, prio); err != nil {
+		return nil, err
+	}
+	if err := p.seats.acquire(ctx, prio); err != nil {
+		return nil, err
+	}
+	return p.seats.release, nil
+}
+
+// token returns once the bucket grants the request of turn prio a token,
+// or with ctx's error.
+func (p *Pace) token(ctx context.Context, prio int) error {
+	w := &paceWaiter{granted: make(chan struct{})}
 	p.mu.Lock()
 	p.waiting[prio] = append(p.waiting[prio], w)
 	next := p.serveLocked(p.clock.Now())

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -84,19 +85,21 @@ func TestPaceDeadlinesFirst(t *testing.T) {
 // others' tokens.
 func TestPaceWaitEndsWithItsDrain(t *testing.T) {
 	p := newPace(1, 3600, realClock{}) // one request an hour
-	if err := p.Wait(context.Background(), true, false); err != nil {
+	release, err := p.Wait(context.Background(), true, false)
+	if err != nil {
 		t.Fatal(err)
 	}
+	release()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := p.Wait(ctx, true, true); err == nil {
+	if _, err := p.Wait(ctx, true, true); err == nil {
 		t.Error("a request went past an empty bucket")
 	}
 	if n := len(p.waiting[0]) + len(p.waiting[1]) + len(p.waiting[2]) + len(p.waiting[3]); n != 0 {
 		t.Errorf("%d requests left waiting", n)
 	}
 	var none *Pace
-	if err := none.Wait(ctx, false, false); err != nil {
+	if _, err := none.Wait(ctx, false, false); err != nil {
 		t.Errorf("a nil pace held a request: %v", err)
 	}
 }
@@ -138,6 +141,71 @@ func TestPaceServesInTurn(t *testing.T) {
 					t.Errorf("after %d tokens %q still waits", n+1, reqs[i].name)
 				}
 			}
+		}
+	}
+}
+
+// An instance keeps no more writes in flight than its seats, and a freed
+// seat goes to an eviction before an event: the API server's slowness
+// slows the instance instead of filling its queues.
+func TestSeatsBoundWritesInFlight(t *testing.T) {
+	s := newSeats(2)
+	ctx := context.Background()
+	for range 2 {
+		if err := s.acquire(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.acquire(cancelled, 0); err == nil {
+		t.Fatal("a third write went with two seats held")
+	}
+	event, eviction := make(chan error, 1), make(chan error, 1)
+	go func() { event <- s.acquire(ctx, TurnEvent) }()
+	waitQueued(t, s, TurnEvent)
+	go func() { eviction <- s.acquire(ctx, turn(false, false)) }()
+	waitQueued(t, s, turn(false, false))
+	s.release()
+	if err := <-eviction; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-event:
+		t.Fatal("the event took the seat the eviction waited for")
+	default:
+	}
+	s.release()
+	if err := <-event; err != nil {
+		t.Fatal(err)
+	}
+	var none *Pace
+	release, err := none.Seat(ctx)
+	if err != nil {
+		t.Fatalf("a nil pace held a write: %v", err)
+	}
+	release()
+}
+
+// waitQueued returns once a write of turn waits for a seat.
+func waitQueued(t *testing.T, s *seats, turn int) {
+	t.Helper()
+	for {
+		s.mu.Lock()
+		n := len(s.waiting[turn])
+		s.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// A Pace's seats are its share of the rate over seatTime, at least two.
+func TestPaceSeats(t *testing.T) {
+	for _, c := range []struct{ rate, instances, want int }{{200, 10, 3}, {200, 1, 25}, {200, 100, 2}, {1000, 10, 13}} {
+		if got := newPace(float64(c.rate), c.instances, realClock{}).seats.free; got != c.want {
+			t.Errorf("rate %d over %d instances: %d seats, want %d", c.rate, c.instances, got, c.want)
 		}
 	}
 }
