@@ -23,7 +23,9 @@ type Pace struct {
 	every time.Duration // one request per every
 	burst int
 	clock paceClock
-	seats *seats
+	// seats bound the evictions in flight, eventSeats the events (see
+	// seatTime).
+	seats, eventSeats *seats
 
 	mu      sync.Mutex
 	tat     time.Time            // when the bucket would be full again (GCRA's theoretical arrival time)
@@ -76,9 +78,10 @@ func newPace(clusterRate float64, instances int, c paceClock) *Pace {
 		return nil
 	}
 	rate := clusterRate / float64(instances)
+	n := max(2, int(math.Ceil(rate*seatTime.Seconds())))
 	return &Pace{
 		every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c,
-		seats: newSeats(max(2, int(math.Ceil(rate*seatTime.Seconds())))),
+		seats: newSeats(n), eventSeats: newSeats(n),
 	}
 }
 

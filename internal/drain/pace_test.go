@@ -145,9 +145,10 @@ func TestPaceServesInTurn(t *testing.T) {
 	}
 }
 
-// An instance keeps no more writes in flight than its seats, and a freed
-// seat goes to an eviction before an event: the API server's slowness
-// slows the instance instead of filling its queues.
+// An instance keeps no more evictions in flight than its seats, and a
+// freed seat goes to the eviction first in turn; events have seats of
+// their own: the API server's slowness slows the instance instead of
+// filling its queues, and a report never waits behind the evictions.
 func TestSeatsBoundWritesInFlight(t *testing.T) {
 	s := newSeats(2)
 	ctx := context.Background()
@@ -161,27 +162,34 @@ func TestSeatsBoundWritesInFlight(t *testing.T) {
 	if err := s.acquire(cancelled, 0); err == nil {
 		t.Fatal("a third write went with two seats held")
 	}
-	event, eviction := make(chan error, 1), make(chan error, 1)
-	go func() { event <- s.acquire(ctx, TurnEvent) }()
-	waitQueued(t, s, TurnEvent)
-	go func() { eviction <- s.acquire(ctx, turn(false, false)) }()
+	hook, spot := make(chan error, 1), make(chan error, 1)
+	go func() { hook <- s.acquire(ctx, turn(false, false)) }()
 	waitQueued(t, s, turn(false, false))
+	go func() { spot <- s.acquire(ctx, turn(true, false)) }()
+	waitQueued(t, s, turn(true, false))
 	s.release()
-	if err := <-eviction; err != nil {
+	if err := <-spot; err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-event:
-		t.Fatal("the event took the seat the eviction waited for")
+	case <-hook:
+		t.Fatal("the hook's eviction took the seat the Spot eviction waited for")
 	default:
 	}
 	s.release()
-	if err := <-event; err != nil {
+	if err := <-hook; err != nil {
 		t.Fatal(err)
 	}
-	var none *Pace
-	release, err := none.Seat(ctx)
+
+	p := newPace(1, 1, realClock{})
+	p.seats.free = 0 // every eviction seat held
+	release, err := p.Seat(ctx)
 	if err != nil {
+		t.Fatalf("an event waited behind the evictions: %v", err)
+	}
+	release()
+	var none *Pace
+	if release, err = none.Seat(ctx); err != nil {
 		t.Fatalf("a nil pace held a write: %v", err)
 	}
 	release()

@@ -7,26 +7,25 @@ import (
 	"time"
 )
 
-// seatTime sizes a Pace's seats: an instance keeps in flight at most what
-// its share of the rate sends in this long. While the API server answers
-// faster, the rate governs; once it answers slower (its priority level is
-// full, its CPU is short), fewer requests go, at the pace it answers,
-// instead of piling up in API Priority and Fairness queues until they are
-// answered 429. All instances together then hold at most rate × seatTime
-// seats (25 at the default 200 a second): under the 31 Drainpipe's level
-// keeps while it lends half its 61 (deploy/flowcontrol.yaml).
+// seatTime sizes a Pace's seats: an instance keeps in flight at most the
+// evictions its share of the rate sends in this long. While the API
+// server answers faster, the rate governs; once it answers slower (its
+// priority level is full, its CPU is short), fewer requests go, at the
+// pace it answers, instead of piling up in API Priority and Fairness
+// queues until they are answered 429. The Kubernetes events an instance
+// writes have as many seats of their own, so a report neither waits
+// behind the evictions (and times out) nor crowds them out. All
+// instances together then hold at most 2 × rate × seatTime seats (60 at
+// the default 200 a second, ten instances): the 61 of Drainpipe's level
+// (deploy/flowcontrol.yaml), and a bounded queue while it lends half.
 const seatTime = 125 * time.Millisecond
-
-// TurnEvent is the turn of a write that reports rather than acts (a
-// Kubernetes event): it takes a seat after every eviction waiting.
-const TurnEvent = turns
 
 // seats bounds one instance's writes in flight; those waiting are served
 // by turn (see turn), then in order.
 type seats struct {
 	mu      sync.Mutex
 	free    int
-	waiting [turns + 1][]chan struct{}
+	waiting [turns][]chan struct{}
 }
 
 func newSeats(n int) *seats { return &seats{free: max(1, n)} }
@@ -77,15 +76,15 @@ func (s *seats) releaseLocked() {
 	s.free++
 }
 
-// Seat holds one of the instance's seats for a write other than an
-// eviction (turn TurnEvent: after the evictions waiting) and returns the
-// function that gives it back. A nil Pace holds nothing.
+// Seat holds one of the instance's seats for a Kubernetes event (see
+// seatTime) and returns the function that gives it back. A nil Pace holds
+// nothing.
 func (p *Pace) Seat(ctx context.Context) (release func(), err error) {
 	if p == nil {
 		return func() {}, nil
 	}
-	if err := p.seats.acquire(ctx, TurnEvent); err != nil {
+	if err := p.eventSeats.acquire(ctx, 0); err != nil {
 		return nil, err
 	}
-	return p.seats.release, nil
+	return p.eventSeats.release, nil
 }

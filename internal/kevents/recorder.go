@@ -26,10 +26,10 @@ type Options struct {
 	Flush        time.Duration // how long Run waits for writes after the drain
 	Workers      int           // writes in flight per run
 	MaxPodEvents int           // pod events per run; more are dropped
-	// Pace, when set, lends each write one of the instance's seats after
-	// the evictions waiting for one (drain.Pace.Seat): at a wave's width,
-	// reports must not crowd out the evictions they report in the
-	// API server's queues. The wait counts in Timeout.
+	// Pace, when set, holds one of the instance's event seats for each
+	// write (drain.Pace.Seat): at a wave's width, the reports of every
+	// drain at once must not fill the API server's queues. The wait
+	// counts in Timeout.
 	Pace *drain.Pace
 	// OnError observes every failed write (metrics); it must be quick.
 	OnError func(error)
