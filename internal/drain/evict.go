@@ -159,12 +159,14 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
-			if err = r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero()); err != nil {
+			seat, perr := r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero(), t.chained)
+			if perr != nil {
 				r.release()
 				return
 			}
 			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
 			err = r.sendEviction(ctx, t, grace)
+			seat()
 			out = classify(err)
 			if out == outBlocked && !refused {
 				out, err = r.finishGranted(ctx, t, grace, err)

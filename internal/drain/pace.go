@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -12,18 +13,40 @@ import (
 // once evicts at the cluster's rate divided by their number, so all of
 // them together stay within what the control plane is meant to take
 // (deploy/flowcontrol.yaml queues a burst; a sustained excess is answered
-// 429 and starves the level's other tenants). When requests wait, those
+// 429 and starves the level's other tenants), and keeps no more of its
+// writes in flight than its seats (see seatTime). When requests wait, those
 // of drains racing a deadline (Spot, a scheduled event, a reservation's
-// end) go before those of drains that can wait (a terminate hook). It is
-// safe for concurrent use; nil paces nothing.
+// end) go before those of drains that can wait (a terminate hook), and
+// within each, pods whose budget chains their evictions (see chained) go
+// first. It is safe for concurrent use; nil paces nothing.
 type Pace struct {
 	every time.Duration // one request per every
 	burst int
 	clock paceClock
+	// seats bound the evictions in flight, eventSeats the events (see
+	// seatTime).
+	seats, eventSeats *seats
 
 	mu      sync.Mutex
-	tat     time.Time // when the bucket would be full again (GCRA's theoretical arrival time)
-	waiting [2][]*paceWaiter
+	tat     time.Time            // when the bucket would be full again (GCRA's theoretical arrival time)
+	waiting [turns][]*paceWaiter // by turn: the lower goes first
+}
+
+// turns is the number of turns a Pace serves requests in.
+const turns = 4
+
+// turn is a request's place among those waiting: deadlines first, then
+// budget-chained pods (the longest chains of replacement cycles start
+// first, as the longest jobs do in a schedule).
+func turn(urgent, chained bool) int {
+	t := 0
+	if !urgent {
+		t += 2
+	}
+	if !chained {
+		t++
+	}
+	return t
 }
 
 // paceClock is the time a Pace keeps: real, or a test's.
@@ -43,8 +66,9 @@ type paceWaiter struct {
 
 // NewPace paces a share of clusterRate (requests per second) among
 // instances function instances: rate clusterRate/instances, with a burst
-// of one second of it (at least one request). It returns nil, pacing
-// nothing, for a rate of 0.
+// of one second of it (at least one request), and seats for what that
+// rate sends in seatTime (at least two). It returns nil, pacing nothing,
+// for a rate of 0.
 func NewPace(clusterRate float64, instances int) *Pace {
 	return newPace(clusterRate, instances, realClock{})
 }
@@ -54,20 +78,35 @@ func newPace(clusterRate float64, instances int, c paceClock) *Pace {
 		return nil
 	}
 	rate := clusterRate / float64(instances)
-	return &Pace{every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c}
+	n := max(2, int(math.Ceil(rate*seatTime.Seconds())))
+	return &Pace{
+		every: time.Duration(float64(time.Second) / rate), burst: max(1, int(rate)), clock: c,
+		seats: newSeats(n), eventSeats: newSeats(n),
+	}
 }
 
-// Wait returns once the request may go, or with ctx's error; urgent
-// requests go before the others waiting.
-func (p *Pace) Wait(ctx context.Context, urgent bool) error {
+// Wait returns once the request may go, holding one of the instance's
+// seats, with the function that gives it back; or with ctx's error. Of
+// the requests waiting, urgent ones go first, then chained ones (see
+// turn).
+func (p *Pace) Wait(ctx context.Context, urgent, chained bool) (release func(), err error) {
 	if p == nil {
-		return nil
+		return func() {}, nil
 	}
+	prio := turn(urgent, chained)
+	if err := p.token(ctx, prio); err != nil {
+		return nil, err
+	}
+	if err := p.seats.acquire(ctx, prio); err != nil {
+		return nil, err
+	}
+	return p.seats.release, nil
+}
+
+// token returns once the bucket grants the request of turn prio a token,
+// or with ctx's error.
+func (p *Pace) token(ctx context.Context, prio int) error {
 	w := &paceWaiter{granted: make(chan struct{})}
-	prio := 1
-	if urgent {
-		prio = 0
-	}
 	p.mu.Lock()
 	p.waiting[prio] = append(p.waiting[prio], w)
 	next := p.serveLocked(p.clock.Now())
@@ -99,15 +138,12 @@ func (p *Pace) Wait(ctx context.Context, urgent bool) error {
 }
 
 // serveLocked grants the tokens available at now to the waiters, urgent
-// ones first, and returns when the next token frees (zero when none
-// waits). p.mu must be held.
+// ones first (see turn), and returns when the next token frees (zero
+// when none waits). p.mu must be held.
 func (p *Pace) serveLocked(now time.Time) time.Time {
 	for {
-		q := 0
-		if len(p.waiting[0]) == 0 {
-			q = 1
-		}
-		if len(p.waiting[q]) == 0 {
+		q := slices.IndexFunc(p.waiting[:], func(w []*paceWaiter) bool { return len(w) > 0 })
+		if q < 0 {
 			return time.Time{}
 		}
 		tat := p.tat

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -9,10 +10,7 @@ import (
 // take asks p for one request at now without waiting: whether it may go.
 func take(p *Pace, now time.Time, urgent bool) bool {
 	w := &paceWaiter{granted: make(chan struct{})}
-	q := 1
-	if urgent {
-		q = 0
-	}
+	q := turn(urgent, false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.waiting[q] = append(p.waiting[q], w)
@@ -67,8 +65,8 @@ func TestPaceDeadlinesFirst(t *testing.T) {
 	later := &paceWaiter{granted: make(chan struct{})}
 	urgent := &paceWaiter{granted: make(chan struct{})}
 	p.mu.Lock()
-	p.waiting[1] = append(p.waiting[1], later)
-	p.waiting[0] = append(p.waiting[0], urgent)
+	p.waiting[turn(false, false)] = append(p.waiting[turn(false, false)], later)
+	p.waiting[turn(true, false)] = append(p.waiting[turn(true, false)], urgent)
 	p.serveLocked(t0.Add(time.Second))
 	p.mu.Unlock()
 	select {
@@ -87,19 +85,135 @@ func TestPaceDeadlinesFirst(t *testing.T) {
 // others' tokens.
 func TestPaceWaitEndsWithItsDrain(t *testing.T) {
 	p := newPace(1, 3600, realClock{}) // one request an hour
-	if err := p.Wait(context.Background(), true); err != nil {
+	release, err := p.Wait(context.Background(), true, false)
+	if err != nil {
 		t.Fatal(err)
 	}
+	release()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := p.Wait(ctx, true); err == nil {
+	if _, err := p.Wait(ctx, true, true); err == nil {
 		t.Error("a request went past an empty bucket")
 	}
-	if n := len(p.waiting[0]) + len(p.waiting[1]); n != 0 {
+	if n := len(p.waiting[0]) + len(p.waiting[1]) + len(p.waiting[2]) + len(p.waiting[3]); n != 0 {
 		t.Errorf("%d requests left waiting", n)
 	}
 	var none *Pace
-	if err := none.Wait(ctx, false); err != nil {
+	if _, err := none.Wait(ctx, false, false); err != nil {
 		t.Errorf("a nil pace held a request: %v", err)
+	}
+}
+
+// When requests wait, the freed tokens go in turn: deadlines first, and
+// within each, pods whose budget chains their evictions before the rest.
+func TestPaceServesInTurn(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	p := newPace(1, 1, realClock{})
+	if !take(p, t0, false) {
+		t.Fatal("the first request waited")
+	}
+	type req struct {
+		name            string
+		urgent, chained bool
+	}
+	// Queued in the reverse of the order they are to go.
+	reqs := []req{{"hook", false, false}, {"hook chained", false, true}, {"spot", true, false}, {"spot chained", true, true}}
+	ws := make([]*paceWaiter, len(reqs))
+	p.mu.Lock()
+	for i, r := range reqs {
+		ws[i] = &paceWaiter{granted: make(chan struct{})}
+		q := turn(r.urgent, r.chained)
+		p.waiting[q] = append(p.waiting[q], ws[i])
+	}
+	p.mu.Unlock()
+	for n := range reqs {
+		p.mu.Lock()
+		p.serveLocked(t0.Add(time.Duration(n+1) * time.Second))
+		p.mu.Unlock()
+		for i := range reqs {
+			select {
+			case <-ws[i].granted:
+				if want := len(reqs) - 1 - i; want > n {
+					t.Errorf("token %d went to %q, before its turn", n+1, reqs[i].name)
+				}
+			default:
+				if want := len(reqs) - 1 - i; want <= n {
+					t.Errorf("after %d tokens %q still waits", n+1, reqs[i].name)
+				}
+			}
+		}
+	}
+}
+
+// An instance keeps no more evictions in flight than its seats, and a
+// freed seat goes to the eviction first in turn; events have seats of
+// their own: the API server's slowness slows the instance instead of
+// filling its queues, and a report never waits behind the evictions.
+func TestSeatsBoundWritesInFlight(t *testing.T) {
+	s := newSeats(2)
+	ctx := context.Background()
+	for range 2 {
+		if err := s.acquire(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.acquire(cancelled, 0); err == nil {
+		t.Fatal("a third write went with two seats held")
+	}
+	hook, spot := make(chan error, 1), make(chan error, 1)
+	go func() { hook <- s.acquire(ctx, turn(false, false)) }()
+	waitQueued(t, s, turn(false, false))
+	go func() { spot <- s.acquire(ctx, turn(true, false)) }()
+	waitQueued(t, s, turn(true, false))
+	s.release()
+	if err := <-spot; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hook:
+		t.Fatal("the hook's eviction took the seat the Spot eviction waited for")
+	default:
+	}
+	s.release()
+	if err := <-hook; err != nil {
+		t.Fatal(err)
+	}
+
+	p := newPace(1, 1, realClock{})
+	p.seats.free = 0 // every eviction seat held
+	release, err := p.Seat(ctx)
+	if err != nil {
+		t.Fatalf("an event waited behind the evictions: %v", err)
+	}
+	release()
+	var none *Pace
+	if release, err = none.Seat(ctx); err != nil {
+		t.Fatalf("a nil pace held a write: %v", err)
+	}
+	release()
+}
+
+// waitQueued returns once a write of turn waits for a seat.
+func waitQueued(t *testing.T, s *seats, turn int) {
+	t.Helper()
+	for {
+		s.mu.Lock()
+		n := len(s.waiting[turn])
+		s.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// A Pace's seats are its share of the rate over seatTime, at least two.
+func TestPaceSeats(t *testing.T) {
+	for _, c := range []struct{ rate, instances, want int }{{200, 10, 3}, {200, 1, 25}, {200, 100, 2}, {1000, 10, 13}} {
+		if got := newPace(float64(c.rate), c.instances, realClock{}).seats.free; got != c.want {
+			t.Errorf("rate %d over %d instances: %d seats, want %d", c.rate, c.instances, got, c.want)
+		}
 	}
 }

@@ -35,6 +35,9 @@ type run struct {
 	opts judgeOpts
 	sem  chan struct{}
 	rv   string // resourceVersion of the pod list the Run started from
+	// chaining: the budgets that chain their pods' evictions, read once
+	// as the Run starts.
+	chaining []chainingBudget
 
 	// ctx bounds requests (the caller's budget); stop ends retries and
 	// waiting (ctx or the request's deadline). Set before any work starts.
@@ -76,6 +79,9 @@ func (d *Drainer) newRun(ctx context.Context, req Request, log *slog.Logger) (*r
 		judged:  map[types.UID]bool{},
 		targets: map[string]*target{},
 		changed: make(chan struct{}),
+	}
+	if req.Evict {
+		r.chaining = d.chainingBudgets(ctx, log)
 	}
 	for i := range list.Items {
 		r.admit(ctx, &list.Items[i])

@@ -286,3 +286,56 @@ func TestStartEventFollowsTheCordon(t *testing.T) {
 		}
 	}
 }
+
+// Event writes take a seat of the instance's pace after the evictions:
+// while every seat is held, no event reaches the API server (each write
+// gives up at its timeout, counted as a failed write); once seats free,
+// they are written.
+func TestEventsWaitForASeat(t *testing.T) {
+	pace := drain.NewPace(1, 1) // two seats
+	var held []func()
+	for range 2 {
+		release, err := pace.Seat(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
+	client := fake.NewClientset()
+	var failed atomic.Int64
+	r := New(client, Options{Pace: pace, Timeout: 50 * time.Millisecond, OnError: func(error) { failed.Add(1) }})
+	req := spotReq()
+	events := []drain.Event{
+		{Type: drain.EventCordoned, Node: req.Node},
+		{Type: drain.EventEvicted, Node: req.Node, Pod: "shop/web-1", PodUID: "uid-1", GraceSeconds: -1},
+	}
+	d := r.Wrap(scripted{observe: r.Observe, rep: drain.Report{Node: req.Node, Evicted: []string{"shop/web-1"}, Done: true}, events: events})
+	if _, err := d.Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if n := countCreates(client); n != 0 {
+		t.Errorf("%d events written while every seat was held", n)
+	}
+	if failed.Load() == 0 {
+		t.Error("no write counted as failed")
+	}
+	for _, release := range held {
+		release()
+	}
+	if _, err := d.Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if n := countCreates(client); n == 0 {
+		t.Error("no event written once the seats were free")
+	}
+}
+
+func countCreates(c *fake.Clientset) int {
+	n := 0
+	for _, a := range c.Actions() {
+		if a.GetVerb() == "create" && a.GetResource().Resource == "events" {
+			n++
+		}
+	}
+	return n
+}

@@ -26,6 +26,11 @@ type Options struct {
 	Flush        time.Duration // how long Run waits for writes after the drain
 	Workers      int           // writes in flight per run
 	MaxPodEvents int           // pod events per run; more are dropped
+	// Pace, when set, holds one of the instance's event seats for each
+	// write (drain.Pace.Seat): at a wave's width, the reports of every
+	// drain at once must not fill the API server's queues. The wait
+	// counts in Timeout.
+	Pace *drain.Pace
 	// OnError observes every failed write (metrics); it must be quick.
 	OnError func(error)
 	Log     *slog.Logger
@@ -269,7 +274,12 @@ func (s *session) write(ns string, ref corev1.ObjectReference, typ, reason, msg 
 		defer func() { <-s.sem }()
 		ctx, cancel := context.WithTimeout(s.ctx, s.r.opts.Timeout)
 		defer cancel()
-		if err := s.r.put(ctx, ns, ref, typ, reason, s.req.EventID, msg); err != nil {
+		seat, err := s.r.opts.Pace.Seat(ctx)
+		if err == nil {
+			err = s.r.put(ctx, ns, ref, typ, reason, s.req.EventID, msg)
+			seat()
+		}
+		if err != nil {
 			s.r.opts.Log.Warn("writing kubernetes event", "object", ref.Kind+"/"+ref.Name, "reason", reason, "error", err.Error())
 			s.r.opts.OnError(err)
 		}

@@ -77,7 +77,7 @@ func (o *observers) drainer(client kubernetes.Interface, dcfg drain.Config, log 
 		dcfg.OnEvent = o.onEvent
 		return drain.New(client, dcfg, log)
 	}
-	rec := kevents.New(client, kevents.Options{Log: log, OnError: o.countError(metrics.ClassKubeEvent)})
+	rec := kevents.New(client, kevents.Options{Log: log, OnError: o.countError(metrics.ClassKubeEvent), Pace: dcfg.Pace})
 	caller := o.onEvent
 	dcfg.OnEvent = func(e drain.Event) {
 		if caller != nil {

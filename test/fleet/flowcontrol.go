@@ -111,6 +111,15 @@ func Rejections(ctx context.Context, c kubernetes.Interface) (map[string]int, er
 	err = m.each("apiserver_flowcontrol_rejected_requests_total", func(line string, v float64) {
 		out[label(line, "flow_schema")+"/"+label(line, "reason")] += int(v)
 	})
+	if err != nil {
+		return nil, err
+	}
+	// And which requests: the API server's 429s by verb and resource.
+	err = m.each("apiserver_request_total", func(line string, v float64) {
+		if label(line, "code") == "429" {
+			out["429 "+label(line, "verb")+" "+label(line, "resource")+"/"+label(line, "subresource")] += int(v)
+		}
+	})
 	return out, err
 }
 

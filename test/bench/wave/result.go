@@ -32,6 +32,7 @@ type result struct {
 	rate                  float64       // the floor's and paced run's replacements per second
 	firstPrinciples       time.Duration // the floor's first-principles drained p99
 	nodeLevel             levelWait     // APF's node level (deploy/flowcontrol.yaml): its waits for a seat
+	level                 levelWait     // APF's level for Drainpipe's other requests: its waits for a seat
 }
 
 func (r *result) summary(peer string) string {
@@ -44,7 +45,7 @@ func (r *result) summary(peer string) string {
 	}
 	s += fmt.Sprintf("\n%-14s  %s", "", r.cost)
 	if r.nodeLevel.level != "" {
-		s += fmt.Sprintf("\n%-14s  %s", "", r.nodeLevel)
+		s += fmt.Sprintf("\n%-14s  %s; %s", "", r.nodeLevel, r.level)
 	}
 	o := r.outcome
 	s += fmt.Sprintf("\n%-14s  spot: %d nodes, graceful p99 %s, %d reclaimed undrained, %d pods lost, %d deleted past a budget; hook: %d nodes, drained p99 %s, %d pods deleted past a budget",

@@ -291,6 +291,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	}
 	if how.flowControl {
 		r.nodeLevel = waits1.since(waits0, "drainpipe-nodes")
+		r.level = waits1.since(waits0, "drainpipe")
 	}
 	r.cost.nodes = r.targets
 	for _, fs := range how.flowSchemas {

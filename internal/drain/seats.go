@@ -1,0 +1,90 @@
+package drain
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// seatTime sizes a Pace's seats: an instance keeps in flight at most the
+// evictions its share of the rate sends in this long. While the API
+// server answers faster, the rate governs; once it answers slower (its
+// priority level is full, its CPU is short), fewer requests go, at the
+// pace it answers, instead of piling up in API Priority and Fairness
+// queues until they are answered 429. The Kubernetes events an instance
+// writes have as many seats of their own, so a report neither waits
+// behind the evictions (and times out) nor crowds them out. All
+// instances together then hold at most 2 × rate × seatTime seats (60 at
+// the default 200 a second, ten instances): the 61 of Drainpipe's level
+// (deploy/flowcontrol.yaml), and a bounded queue while it lends half.
+const seatTime = 125 * time.Millisecond
+
+// seats bounds one instance's writes in flight; those waiting are served
+// by turn (see turn), then in order.
+type seats struct {
+	mu      sync.Mutex
+	free    int
+	waiting [turns][]chan struct{}
+}
+
+func newSeats(n int) *seats { return &seats{free: max(1, n)} }
+
+// acquire returns once a seat is held, or with ctx's error.
+func (s *seats) acquire(ctx context.Context, turn int) error {
+	s.mu.Lock()
+	if s.free > 0 {
+		s.free--
+		s.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	s.waiting[turn] = append(s.waiting[turn], ch)
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-ch:
+			// Handed a seat meanwhile: pass it on.
+			s.releaseLocked()
+		default:
+			s.waiting[turn] = slices.DeleteFunc(s.waiting[turn], func(c chan struct{}) bool { return c == ch })
+		}
+		return ctx.Err()
+	}
+}
+
+func (s *seats) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseLocked()
+}
+
+// releaseLocked hands the seat to the first waiter by turn, or frees it.
+func (s *seats) releaseLocked() {
+	for t := range s.waiting {
+		if len(s.waiting[t]) > 0 {
+			close(s.waiting[t][0])
+			s.waiting[t] = s.waiting[t][1:]
+			return
+		}
+	}
+	s.free++
+}
+
+// Seat holds one of the instance's seats for a Kubernetes event (see
+// seatTime) and returns the function that gives it back. A nil Pace holds
+// nothing.
+func (p *Pace) Seat(ctx context.Context) (release func(), err error) {
+	if p == nil {
+		return func() {}, nil
+	}
+	if err := p.eventSeats.acquire(ctx, 0); err != nil {
+		return nil, err
+	}
+	return p.eventSeats.release, nil
+}
