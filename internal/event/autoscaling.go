@@ -112,12 +112,13 @@ func parseAutoScaling(body []byte) (Parsed, error) {
 	if n.Service != autoScalingService {
 		return Parsed{}, rejectf("Auto Scaling notification from service %q, not %q", clip(n.Service), autoScalingService)
 	}
-	switch {
-	case n.Event == testNotification:
+	if n.Event == testNotification {
 		return ignore("%s: sent when a hook or notification target is set up", testNotification)
-	case n.LifecycleTransition == "" && n.Event != "":
+	}
+	if n.LifecycleTransition == "" && n.Event != "" {
 		return ignore("Auto Scaling notification %q is not a lifecycle action", clip(n.Event))
-	case n.LifecycleTransition != TransitionTerminating && n.LifecycleTransition != TransitionLaunching:
+	}
+	if n.LifecycleTransition != TransitionTerminating && n.LifecycleTransition != TransitionLaunching {
 		return Parsed{}, rejectf("unknown lifecycle transition %q", clip(n.LifecycleTransition))
 	}
 	lc, err := n.check()

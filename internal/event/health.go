@@ -51,9 +51,6 @@ var healthToEC2 = map[string]string{
 	"AWS_EC2_SYSTEM_MAINTENANCE_SCHEDULED":             "system-maintenance",
 }
 
-// maxEventArn bounds the notice ARN kept as the event id (and annotation).
-const maxEventArn = 512
-
 // parseHealth turns an EC2 scheduled change (retirement, maintenance,
 // reboot) into one interruption naming every affected instance, due at the
 // scheduled start; a closed notice becomes a restore for the same
@@ -81,7 +78,8 @@ func parseHealth(h header, raw json.RawMessage) (Parsed, error) {
 	in := h.interruption(KindScheduledChange, instances...)
 	in.ScheduledCode = healthToEC2[d.EventTypeCode]
 	if d.EventArn != "" {
-		if err := checkName("Health event ARN", d.EventArn); err != nil || len(d.EventArn) > maxEventArn {
+		// checkName bounds the ARN kept as the event id (and annotation).
+		if err := checkName("Health event ARN", d.EventArn); err != nil {
 			return Parsed{}, rejectf("malformed Health event ARN %q", clip(d.EventArn))
 		}
 		in.EventID = d.EventArn
@@ -155,8 +153,9 @@ func healthInstances(entities []json.RawMessage, resources json.RawMessage) (ids
 			}
 			values = append(values, &e.EntityValue)
 		}
-	} else if len(resources) > 0 {
-		// resources is documented as a list; anything else names nothing.
+	} else {
+		// resources is documented as a list; anything else (or none) names
+		// nothing.
 		var rs []string
 		_ = json.Unmarshal(resources, &rs)
 		for i := range rs {

@@ -2,6 +2,8 @@ package event
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -36,5 +38,21 @@ func TestHealthCodesCordonOnlyForNetworkMaintenance(t *testing.T) {
 				t.Errorf("CordonOnly = %q, deadline %s; want cordon only %v, a deadline", in.CordonOnly, in.Deadline, cordonOnly)
 			}
 		})
+	}
+}
+
+// An entity may name its instance by ARN: the ID is what follows the last
+// ":instance/", wherever it stands.
+func TestHealthInstancesFromARNs(t *testing.T) {
+	ids, bad := healthInstances([]json.RawMessage{
+		json.RawMessage(`{"entityValue":"arn:aws:ec2:eu-west-1:123456789012:instance/i-12345678"}`),
+		json.RawMessage(`{"entityValue":":instance/i-87654321"}`),
+		json.RawMessage(`{"entityValue":"i-12345678"}`),
+	}, nil)
+	if want := []string{"i-12345678", "i-87654321"}; !slices.Equal(ids, want) || len(bad) != 0 {
+		t.Errorf("healthInstances = %v, bad %v; want %v", ids, bad, want)
+	}
+	if ids, bad := healthInstances(nil, nil); len(ids) != 0 || len(bad) != 0 {
+		t.Errorf("healthInstances of nothing = %v, %v", ids, bad)
 	}
 }

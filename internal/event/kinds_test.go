@@ -83,6 +83,31 @@ func TestSamplesParse(t *testing.T) {
 	}
 }
 
+// The Capacity Block sample's terminations begin --in after it is sent
+// (its end date is that plus the termination lead); the Health sample's
+// window opens --in after it is sent and lasts two hours; a Spot warning
+// is sent its notice before the instance goes, so --in before that.
+func TestSampleDeadlines(t *testing.T) {
+	spec := SampleSpec{Instance: "i-0123456789abcdef0", Account: "123456789012", Region: "eu-west-1",
+		Reservation: "cr-0123456789abcdef0", Now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
+		In: 15 * time.Minute, InSet: true, NewID: func() string { return "6d1f2c3a-4b5e-4f60-8a7b-9c0d1e2f3a4b" }}
+	at := spec.Now.Add(spec.In)
+	for name, end := range map[string]time.Time{"capacity-block": at.Add(BlockTerminationLead), "health": at.Add(2 * time.Hour)} {
+		parsed := parseSample(t, name, spec)
+		if len(parsed.Interruptions) != 1 || !parsed.Interruptions[0].Deadline.Equal(at) || !parsed.Interruptions[0].End.Equal(end) {
+			t.Errorf("%s: parsed %+v; want one deadline %s, end %s", name, parsed.Interruptions, at, end)
+		}
+	}
+	spec.In = 30 * time.Second
+	if p := parseSample(t, "spot", spec); len(p.Interruptions) != 1 || !p.Interruptions[0].Deadline.Equal(spec.Now.Add(spec.In)) {
+		t.Errorf("spot: parsed %+v; want one deadline %s", p.Interruptions, spec.Now.Add(spec.In))
+	}
+	first := Table()[0]
+	if _, ok := Info(first.Kind); !ok {
+		t.Errorf("Info(%s), the table's first kind: not found", first.Kind)
+	}
+}
+
 // parseSample writes the sample named name in an EventBridge envelope and
 // parses it.
 func parseSample(t *testing.T, name string, spec SampleSpec) Parsed {

@@ -62,23 +62,25 @@ func parse(body []byte, allowSNS bool) (Parsed, error) {
 		return Parsed{}, rejectf("decoding message: %w", err)
 	}
 	var parsed Parsed
-	switch {
-	case p.DetailType != nil:
+	if p.DetailType != nil {
 		parsed, err = parseEventBridge(body)
 		parsed.Shape = ShapeEventBridge
-	case p.Type != nil:
+		return parsed, err
+	}
+	if p.Type != nil {
 		if !allowSNS {
 			return Parsed{}, rejectf("SNS notification nested inside another")
 		}
 		parsed, err = parseSNS(body)
 		parsed.Shape = ShapeSNS
-	case p.Service != nil || p.Event != nil || p.LifecycleTransition != nil:
+		return parsed, err
+	}
+	if p.Service != nil || p.Event != nil || p.LifecycleTransition != nil {
 		parsed, err = parseAutoScaling(body)
 		parsed.Shape = ShapeASGDirect
-	default:
-		return Parsed{}, rejectf("unrecognised message: not an EventBridge event, an Auto Scaling notification or an SNS notification")
+		return parsed, err
 	}
-	return parsed, err
+	return Parsed{}, rejectf("unrecognised message: not an EventBridge event, an Auto Scaling notification or an SNS notification")
 }
 
 // requireObject rejects bodies that are valid JSON but not an object

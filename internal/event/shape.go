@@ -44,12 +44,13 @@ func ParseShapes(v string) (Shapes, error) {
 	var out Shapes
 	for _, part := range strings.Split(v, ",") {
 		s := Shape(strings.TrimSpace(part))
-		switch {
-		case s == "":
+		if s == "" {
 			continue
-		case !slices.Contains(AllShapes(), s):
+		}
+		if !slices.Contains(AllShapes(), s) {
 			return nil, fmt.Errorf("unknown message shape %q (want %s)", s, Shapes(nil))
-		case !slices.Contains(out, s):
+		}
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

@@ -71,14 +71,16 @@ func checkSNSEnvelope(n snsEnvelope) error {
 func checkCertURL(raw, partition, region string) error {
 	host := "sns." + region + "." + snsDomains[partition]
 	u, err := url.Parse(raw)
-	switch {
-	case raw == "" || err != nil:
+	if raw == "" || err != nil {
 		return rejectf("SNS notification with a missing or malformed signing certificate URL %q", clip(raw))
-	case u.Scheme != "https":
+	}
+	if u.Scheme != "https" {
 		return rejectf("SNS signing certificate URL %q is not https", clip(raw))
-	case u.Hostname() != host:
+	}
+	if u.Hostname() != host {
 		return rejectf("SNS signing certificate URL %q is not SNS's host %s for the topic", clip(raw), host)
-	case u.User != nil || u.Port() != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || !snsCertOK(u.EscapedPath()):
+	}
+	if u.User != nil || u.Port() != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || !snsCertOK(u.EscapedPath()) {
 		return rejectf("SNS signing certificate URL %q is not https://%s/SimpleNotificationService-….pem", clip(raw), host)
 	}
 	return nil
@@ -106,12 +108,13 @@ func ParseTopics(v string) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(v, ",") {
 		t := strings.TrimSpace(part)
-		switch {
-		case t == "":
+		if t == "" {
 			continue
-		case snsTopic(t) == nil:
+		}
+		if snsTopic(t) == nil {
 			return nil, fmt.Errorf("%q is not an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)", clip(t))
-		case !slices.Contains(out, t):
+		}
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}

@@ -77,7 +77,7 @@ func checkName(what, s string) error {
 	if s == "" {
 		return rejectf("missing %s", what)
 	}
-	if len(s) > 255 || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+	if len(s) > 255 || strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
 		return rejectf("malformed %s %q", what, clip(s))
 	}
 	return nil
