@@ -22,7 +22,9 @@ func budget(ns, name string, sel *metav1.LabelSelector, allowed, expected int32)
 // expects pods; in policy/v1 an empty selector selects every pod of its
 // namespace, and a budget never reaches into another namespace.
 func TestChainedPods(t *testing.T) {
-	app := func(v string) *metav1.LabelSelector { return &metav1.LabelSelector{MatchLabels: map[string]string{"app": v}} }
+	app := func(v string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": v}}
+	}
 	client := fake.NewClientset(
 		budget("shop", "db", app("db"), 1, 20),
 		budget("shop", "web", app("web"), 3, 3),
