@@ -3,7 +3,6 @@ package drain
 import (
 	"context"
 	"math"
-	"slices"
 	"sync"
 	"time"
 )
@@ -28,8 +27,8 @@ type Pace struct {
 	seats, eventSeats *seats
 
 	mu      sync.Mutex
-	tat     time.Time            // when the bucket would be full again (GCRA's theoretical arrival time)
-	waiting [turns][]*paceWaiter // by turn: the lower goes first
+	tat     time.Time // when the bucket would be full again (GCRA's theoretical arrival time)
+	waiting turnQueue
 }
 
 // turns is the number of turns a Pace serves requests in.
@@ -59,10 +58,6 @@ type realClock struct{}
 
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
-type paceWaiter struct {
-	granted chan struct{}
-}
 
 // NewPace paces a share of clusterRate (requests per second) among
 // instances function instances: rate clusterRate/instances, with a burst
@@ -106,9 +101,8 @@ func (p *Pace) Wait(ctx context.Context, urgent, chained bool) (release func(), 
 // token returns once the bucket grants the request of turn prio a token,
 // or with ctx's error.
 func (p *Pace) token(ctx context.Context, prio int) error {
-	w := &paceWaiter{granted: make(chan struct{})}
 	p.mu.Lock()
-	p.waiting[prio] = append(p.waiting[prio], w)
+	granted := p.waiting.add(prio)
 	next := p.serveLocked(p.clock.Now())
 	p.mu.Unlock()
 	for {
@@ -117,17 +111,14 @@ func (p *Pace) token(ctx context.Context, prio int) error {
 			wake = p.clock.After(next.Sub(p.clock.Now()))
 		}
 		select {
-		case <-w.granted:
+		case <-granted:
 			return nil
 		case <-ctx.Done():
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			select {
-			case <-w.granted:
+			if p.waiting.leave(prio, granted) {
 				return nil // granted meanwhile: the token is spent, use it
-			default:
 			}
-			p.waiting[prio] = slices.DeleteFunc(p.waiting[prio], func(o *paceWaiter) bool { return o == w })
 			return ctx.Err()
 		case <-wake:
 		}
@@ -142,8 +133,7 @@ func (p *Pace) token(ctx context.Context, prio int) error {
 // when none waits). p.mu must be held.
 func (p *Pace) serveLocked(now time.Time) time.Time {
 	for {
-		q := slices.IndexFunc(p.waiting[:], func(w []*paceWaiter) bool { return len(w) > 0 })
-		if q < 0 {
+		if p.waiting.len() == 0 {
 			return time.Time{}
 		}
 		tat := p.tat
@@ -156,7 +146,6 @@ func (p *Pace) serveLocked(now time.Time) time.Time {
 			return tat.Add(-time.Duration(p.burst-1) * p.every)
 		}
 		p.tat = tat.Add(p.every)
-		close(p.waiting[q][0].granted)
-		p.waiting[q] = p.waiting[q][1:]
+		p.waiting.serve()
 	}
 }

@@ -9,19 +9,12 @@ import (
 
 // take asks p for one request at now without waiting: whether it may go.
 func take(p *Pace, now time.Time, urgent bool) bool {
-	w := &paceWaiter{granted: make(chan struct{})}
 	q := turn(urgent, false)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.waiting[q] = append(p.waiting[q], w)
+	granted := p.waiting.add(q)
 	p.serveLocked(now)
-	select {
-	case <-w.granted:
-		return true
-	default:
-		p.waiting[q] = p.waiting[q][:len(p.waiting[q])-1]
-		return false
-	}
+	return p.waiting.leave(q, granted)
 }
 
 // However many instances the event source runs, their evictions together
@@ -62,20 +55,18 @@ func TestPaceDeadlinesFirst(t *testing.T) {
 	if !take(p, t0, false) {
 		t.Fatal("the first request waited")
 	}
-	later := &paceWaiter{granted: make(chan struct{})}
-	urgent := &paceWaiter{granted: make(chan struct{})}
 	p.mu.Lock()
-	p.waiting[turn(false, false)] = append(p.waiting[turn(false, false)], later)
-	p.waiting[turn(true, false)] = append(p.waiting[turn(true, false)], urgent)
+	later := p.waiting.add(turn(false, false))
+	urgent := p.waiting.add(turn(true, false))
 	p.serveLocked(t0.Add(time.Second))
 	p.mu.Unlock()
 	select {
-	case <-urgent.granted:
+	case <-urgent:
 	default:
 		t.Error("the urgent request still waits")
 	}
 	select {
-	case <-later.granted:
+	case <-later:
 		t.Error("the request that can wait went with the urgent one's token")
 	default:
 	}
@@ -95,7 +86,7 @@ func TestPaceWaitEndsWithItsDrain(t *testing.T) {
 	if _, err := p.Wait(ctx, true, true); err == nil {
 		t.Error("a request went past an empty bucket")
 	}
-	if n := len(p.waiting[0]) + len(p.waiting[1]) + len(p.waiting[2]) + len(p.waiting[3]); n != 0 {
+	if n := p.waiting.len(); n != 0 {
 		t.Errorf("%d requests left waiting", n)
 	}
 	var none *Pace
@@ -118,12 +109,10 @@ func TestPaceServesInTurn(t *testing.T) {
 	}
 	// Queued in the reverse of the order they are to go.
 	reqs := []req{{"hook", false, false}, {"hook chained", false, true}, {"spot", true, false}, {"spot chained", true, true}}
-	ws := make([]*paceWaiter, len(reqs))
+	ws := make([]chan struct{}, len(reqs))
 	p.mu.Lock()
 	for i, r := range reqs {
-		ws[i] = &paceWaiter{granted: make(chan struct{})}
-		q := turn(r.urgent, r.chained)
-		p.waiting[q] = append(p.waiting[q], ws[i])
+		ws[i] = p.waiting.add(turn(r.urgent, r.chained))
 	}
 	p.mu.Unlock()
 	for n := range reqs {
@@ -132,7 +121,7 @@ func TestPaceServesInTurn(t *testing.T) {
 		p.mu.Unlock()
 		for i := range reqs {
 			select {
-			case <-ws[i].granted:
+			case <-ws[i]:
 				if want := len(reqs) - 1 - i; want > n {
 					t.Errorf("token %d went to %q, before its turn", n+1, reqs[i].name)
 				}

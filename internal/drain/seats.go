@@ -20,12 +20,57 @@ import (
 // (deploy/flowcontrol.yaml), and a bounded queue while it lends half.
 const seatTime = 125 * time.Millisecond
 
+// turnQueue holds waiters by turn: the lowest turn is served first, each
+// turn in order. Its user guards it.
+type turnQueue [turns][]chan struct{}
+
+// add queues a waiter of turn t; the channel closes when it is served.
+func (q *turnQueue) add(t int) chan struct{} {
+	ch := make(chan struct{})
+	q[t] = append(q[t], ch)
+	return ch
+}
+
+// len is how many wait.
+func (q *turnQueue) len() int {
+	n := 0
+	for _, w := range q {
+		n += len(w)
+	}
+	return n
+}
+
+// serve serves the first waiter by turn; false when none waits.
+func (q *turnQueue) serve() bool {
+	for t := range q {
+		if len(q[t]) > 0 {
+			close(q[t][0])
+			q[t] = q[t][1:]
+			return true
+		}
+	}
+	return false
+}
+
+// leave takes ch, queued with turn t, out of the queue once its wait has
+// ended otherwise, and reports whether it was served meanwhile (what it
+// was given is then the caller's to use or pass on).
+func (q *turnQueue) leave(t int, ch chan struct{}) (served bool) {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	q[t] = slices.DeleteFunc(q[t], func(c chan struct{}) bool { return c == ch })
+	return false
+}
+
 // seats bounds one instance's writes in flight; those waiting are served
 // by turn (see turn), then in order.
 type seats struct {
 	mu      sync.Mutex
 	free    int
-	waiting [turns][]chan struct{}
+	waiting turnQueue
 }
 
 func newSeats(n int) *seats { return &seats{free: max(1, n)} }
@@ -38,8 +83,7 @@ func (s *seats) acquire(ctx context.Context, turn int) error {
 		s.mu.Unlock()
 		return nil
 	}
-	ch := make(chan struct{})
-	s.waiting[turn] = append(s.waiting[turn], ch)
+	ch := s.waiting.add(turn)
 	s.mu.Unlock()
 	select {
 	case <-ch:
@@ -47,12 +91,8 @@ func (s *seats) acquire(ctx context.Context, turn int) error {
 	case <-ctx.Done():
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		select {
-		case <-ch:
-			// Handed a seat meanwhile: pass it on.
-			s.releaseLocked()
-		default:
-			s.waiting[turn] = slices.DeleteFunc(s.waiting[turn], func(c chan struct{}) bool { return c == ch })
+		if s.waiting.leave(turn, ch) {
+			s.releaseLocked() // handed a seat meanwhile: pass it on
 		}
 		return ctx.Err()
 	}
@@ -66,14 +106,9 @@ func (s *seats) release() {
 
 // releaseLocked hands the seat to the first waiter by turn, or frees it.
 func (s *seats) releaseLocked() {
-	for t := range s.waiting {
-		if len(s.waiting[t]) > 0 {
-			close(s.waiting[t][0])
-			s.waiting[t] = s.waiting[t][1:]
-			return
-		}
+	if !s.waiting.serve() {
+		s.free++
 	}
-	s.free++
 }
 
 // Seat holds one of the instance's seats for a Kubernetes event (see
