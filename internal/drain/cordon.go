@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 // cordonAttempts bounds retries on write conflicts with the kubelet or other
@@ -136,6 +139,11 @@ func cordonPatch(node *corev1.Node, req Request, cfg Config, now time.Time) (nod
 	if _, ok := node.Annotations[AnnotationFirstSeen]; !ok {
 		want[AnnotationFirstSeen] = now.UTC().Format(annotationTimeLayout)
 	}
+	holds := readHolds(node.Annotations)
+	for _, h := range requestHolds(req, deadline, now) {
+		holds, _ = holds.With(h)
+	}
+	want[AnnotationHolds] = holds.Encode()
 	for k, v := range want {
 		if got, ok := node.Annotations[k]; ok && got == v {
 			continue
@@ -195,4 +203,35 @@ func withTaint(taints []corev1.Taint, value string, effect corev1.TaintEffect, n
 		t.TimeAdded = &added
 	}
 	return append(out, t), false
+}
+
+// requestHolds are the holds req takes: its own list, or the one its
+// fields describe; each taken by req.By, now.
+func requestHolds(req Request, deadline time.Time, now time.Time) []hold.Hold {
+	if len(req.Holds) > 0 {
+		out := slices.Clone(req.Holds)
+		for i := range out {
+			if out[i].Since == "" {
+				out[i].Since = hold.Stamp(now)
+			}
+			if out[i].By == "" {
+				out[i].By = req.By
+			}
+		}
+		return out
+	}
+	h := hold.Hold{Kind: req.Kind, ID: req.EventID, Since: hold.Stamp(now), By: req.By}
+	if !req.EventTime.IsZero() {
+		h.Time = hold.Precise(req.EventTime)
+	}
+	switch {
+	case !deadline.IsZero():
+		h.Deadline = hold.Stamp(deadline)
+	case !req.PassedDeadline.IsZero():
+		h.Deadline = hold.Stamp(req.PassedDeadline)
+	}
+	if !req.End.IsZero() {
+		h.End = hold.Stamp(req.End)
+	}
+	return []hold.Hold{h}
 }

@@ -20,6 +20,7 @@ func TestCordonPatch(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	deadline := now.Add(2 * time.Minute)
 	req := Request{Node: "n1", Kind: "spot-interruption", EventID: "ev-1", Deadline: deadline}
+	const heldFor = `[{"kind":"spot-interruption","id":"ev-1","time":"2026-11-22T11:00:00Z","deadline":"2026-11-22T12:02:00Z","since":"2026-11-22T11:00:00Z"}]`
 	cordoned := corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "n1", ResourceVersion: "7",
@@ -30,6 +31,7 @@ func TestCordonPatch(t *testing.T) {
 				AnnotationDeadline:     "2026-11-22T12:02:00Z",
 				AnnotationFirstSeen:    "2026-11-22T11:00:00Z",
 				AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:02:00Z","eventId":"ev-1"}`,
+				AnnotationHolds:        heldFor,
 			},
 		},
 		Spec: corev1.NodeSpec{
@@ -61,6 +63,7 @@ func TestCordonPatch(t *testing.T) {
 					ResourceVersion: "7",
 					Labels:          map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 					Annotations: map[string]string{
+						AnnotationHolds:   `[{"kind":"spot-interruption","id":"ev-1","deadline":"2026-11-22T12:02:00Z","since":"2026-11-22T12:00:00Z"}]`,
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
 						AnnotationRestore:      `{"unschedulable":true,"label":true}`,
@@ -78,6 +81,7 @@ func TestCordonPatch(t *testing.T) {
 			wantChanged: []string{"taint", "annotations"},
 			wantPatch: nodePatch{
 				Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+					AnnotationHolds:   `[{"kind":"spot-interruption","id":"ev-1","time":"2026-11-22T11:00:00Z","deadline":"2026-11-22T12:02:00Z","since":"2026-11-22T11:00:00Z"},{"kind":"rebalance-recommendation","id":"ev-2","since":"2026-11-22T12:00:00Z"}]`,
 					AnnotationEventID: "ev-2", AnnotationKind: "rebalance-recommendation",
 					AnnotationInterruption: `{"kind":"rebalance-recommendation","eventId":"ev-2"}`,
 				}},
@@ -98,6 +102,7 @@ func TestCordonPatch(t *testing.T) {
 			req:         func(r *Request) { r.Deadline = deadline.Add(-30 * time.Second) },
 			wantChanged: []string{"annotations"},
 			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+				AnnotationHolds:        `[{"kind":"spot-interruption","id":"ev-1","time":"2026-11-22T11:00:00Z","deadline":"2026-11-22T12:01:30Z","since":"2026-11-22T11:00:00Z"}]`,
 				AnnotationDeadline:     "2026-11-22T12:01:30Z",
 				AnnotationInterruption: `{"kind":"spot-interruption","deadline":"2026-11-22T12:01:30Z","eventId":"ev-1"}`,
 			}}},
@@ -111,6 +116,7 @@ func TestCordonPatch(t *testing.T) {
 			},
 			wantChanged: []string{"annotations"},
 			wantPatch: nodePatch{Metadata: patchMeta{ResourceVersion: "7", Annotations: map[string]string{
+				AnnotationHolds:   `[{"kind":"spot-interruption","id":"ev-1","time":"2026-11-22T11:00:00Z","deadline":"2026-11-22T12:02:00Z","since":"2026-11-22T11:00:00Z"},{"kind":"spot-interruption","id":"ev-2","deadline":"2026-11-22T11:57:00Z","since":"2026-11-22T12:00:00Z"}]`,
 				AnnotationEventID: "ev-2", AnnotationDeadline: "2026-11-22T11:57:00Z",
 				AnnotationInterruption: `{"kind":"spot-interruption","eventId":"ev-2"}`,
 			}}},
@@ -158,6 +164,7 @@ func TestCordonPatch(t *testing.T) {
 					ResourceVersion: "7",
 					Labels:          map[string]string{ExcludeFromLBLabel: "true", LabelHeld: "true"},
 					Annotations: map[string]string{
+						AnnotationHolds:   `[{"kind":"spot-interruption","id":"ev-1","deadline":"2026-11-22T12:02:00Z","since":"2026-11-22T12:00:00Z"}]`,
 						AnnotationEventID: "ev-1", AnnotationKind: "spot-interruption",
 						AnnotationDeadline: "2026-11-22T12:02:00Z", AnnotationFirstSeen: "2026-11-22T12:00:00Z",
 						AnnotationRestore:      `{"unschedulable":false,"label":true,"labelPrevious":"false"}`,

@@ -17,6 +17,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 // Request asks for one node to be cordoned and, when Evict is set, drained.
@@ -45,6 +47,12 @@ type Request struct {
 	// not: the cordon patches it without reading it again (its
 	// resourceVersion guards the patch; a stale copy is read afresh).
 	Read *corev1.Node
+	// Holds are the holds the cordon adds or refreshes, one per threat of
+	// the task (hold.Of); when empty, the one Kind, EventID, EventTime,
+	// Deadline (or PassedDeadline) and End describe.
+	Holds []hold.Hold
+	// By names this delivery in the holds it takes (hold.Hold.By).
+	By string
 	// Cordoned says Read is the node as CordonUntouched left it: cordoned,
 	// nothing for the cordon to check again.
 	Cordoned bool

@@ -26,9 +26,14 @@ const (
 	// AnnotationOutOfService marks an out-of-service taint Drainpipe put,
 	// the only one a give-back removes; it removes the mark with it.
 	AnnotationOutOfService = "drainpipe.dev/out-of-service"
+	// AnnotationHolds is the node's set of holds (internal/hold): one per
+	// threat that stands, each ended by its own give-back; the node's
+	// cordon, taint and labels are undone only when the set is empty.
+	AnnotationHolds = "drainpipe.dev/holds"
 	// AnnotationKind, AnnotationEventID and AnnotationDeadline name the
-	// interruption the node is held for (its kind, event id and deadline,
-	// RFC 3339); a give-back removes them.
+	// newest hold's interruption (its kind, event id and deadline, RFC
+	// 3339), as releases before the set read them; a give-back that leaves
+	// holds rewrites them to the newest left, and a whole one removes them.
 	AnnotationKind     = "drainpipe.dev/kind"
 	AnnotationEventID  = "drainpipe.dev/event-id"
 	AnnotationDeadline = "drainpipe.dev/deadline"
@@ -116,7 +121,8 @@ const (
 // drainpipe.dev/: a node carrying any was touched, and a give-back removes
 // these and no other (deploy/admission-policy.yaml lists the same keys).
 var ownAnnotations = []string{AnnotationRestore, AnnotationReport, AnnotationOutOfService, AnnotationKind,
-	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption}
+	AnnotationEventID, AnnotationDeadline, AnnotationFirstSeen, AnnotationThreatTime, AnnotationThreatEnd, AnnotationInterruption,
+	AnnotationHolds}
 
 // OwnAnnotations returns a copy of ownAnnotations, for the checks that hold
 // other lists of Drainpipe's marks (the admission policy's) to it.
@@ -137,7 +143,7 @@ func MarkKeys() []MarkKey {
 	const dp, nl, na, nt, pa = "Drainpipe", "node label", "node annotation", "node taint", "pod annotation"
 	return []MarkKey{
 		{TaintKey, nt, dp}, {LabelHeld, nl, dp}, {ExcludeFromLBLabel, nl, dp}, {OutOfServiceTaintKey, nt, dp},
-		{AnnotationRestore, na, dp}, {AnnotationOutOfService, na, dp}, {AnnotationKind, na, dp},
+		{AnnotationRestore, na, dp}, {AnnotationOutOfService, na, dp}, {AnnotationHolds, na, dp}, {AnnotationKind, na, dp},
 		{AnnotationEventID, na, dp}, {AnnotationDeadline, na, dp}, {AnnotationFirstSeen, na, dp},
 		{AnnotationThreatTime, na, dp}, {AnnotationThreatEnd, na, dp}, {AnnotationReport, na, dp},
 		{AnnotationInterruption, na, dp}, {AnnotationActed, na, dp},

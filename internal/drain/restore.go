@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 // restoreRecord is what Drainpipe's first cordon of a node changed, kept in
@@ -69,12 +71,16 @@ type Marks struct {
 	Tainted   bool   `json:"tainted"`      // Drainpipe's taint is on it
 	OutOfSvc  bool   `json:"outOfService"` // Drainpipe's out-of-service taint is on it
 	Karpenter bool   `json:"karpenterDisrupting,omitempty"`
-	record    *restoreRecord
+	// Holds are the threats the node is held for (AnnotationHolds; a
+	// node an earlier release held carries a set of one, read from its
+	// single-hold marks above).
+	Holds  hold.Set `json:"holds,omitempty"`
+	record *restoreRecord
 }
 
 // Held reports whether Drainpipe holds anything on the node.
 func (m Marks) Held() bool {
-	return m.Kind != "" || m.Tainted || m.OutOfSvc || m.record != nil
+	return len(m.Holds) > 0 || m.Kind != "" || m.Tainted || m.OutOfSvc || m.record != nil
 }
 
 // ReadMarks reads Drainpipe's marks on a node.
@@ -83,6 +89,7 @@ func ReadMarks(node *corev1.Node) Marks {
 	m := Marks{Node: node.Name, Kind: a[AnnotationKind], EventID: a[AnnotationEventID], Deadline: a[AnnotationDeadline],
 		Since: a[AnnotationFirstSeen], ThreatTime: a[AnnotationThreatTime],
 		End: a[AnnotationThreatEnd]}
+	m.Holds = readHolds(a)
 	if raw, ok := a[AnnotationRestore]; ok {
 		var r restoreRecord
 		if json.Unmarshal([]byte(raw), &r) == nil {
@@ -113,4 +120,17 @@ func hasDrainpipeAnnotation(node *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// readHolds reads a node's set of holds; a node without the set (held by
+// an earlier release) or with one that cannot be read has the set of one
+// its single-hold marks describe.
+func readHolds(a map[string]string) hold.Set {
+	if raw, ok := a[AnnotationHolds]; ok {
+		if set, err := hold.Parse(raw); err == nil {
+			return set
+		}
+	}
+	return hold.Legacy(a[AnnotationKind], a[AnnotationEventID], a[AnnotationThreatTime], a[AnnotationDeadline],
+		a[AnnotationThreatEnd], a[AnnotationFirstSeen])
 }

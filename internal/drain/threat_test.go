@@ -34,3 +34,14 @@ func TestThreatTimeOrdersRestores(t *testing.T) {
 		}
 	}
 }
+
+// leave says why a give-back matching match leaves node held; empty when
+// it gives the node back whole.
+func leave(node *corev1.Node, m Marks, match Match) string {
+	g := Given{Marks: m}
+	p, _, why := plan(node, &g, match)
+	if p != nil && len(g.Kept) == 0 {
+		return ""
+	}
+	return why
+}

@@ -13,27 +13,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
-// Match says which held nodes a give-back applies to.
+// Match says which of a node's holds a give-back ends; the zero Match
+// ends them all (an operator's `drainpipe uncordon`). The node itself is
+// given back only when no hold is left.
 type Match struct {
-	// Kinds, when set, are the interruption kinds (the node's
-	// drainpipe.dev/kind) the give-back is for; a node held for another
-	// kind stays as it is.
+	// Kinds, when set, are the interruption kinds of the holds to end.
 	Kinds []string
-	// EventID, when set, must equal the node's drainpipe.dev/event-id.
+	// EventID, when set, must equal the hold's id (hold.Hold.ID).
 	EventID string
+	// Holds, when set, are the exact holds to end.
+	Holds []hold.Key
+	// By, when set, must equal the delivery that took the hold
+	// (hold.Hold.By).
+	By string
 	// Running says the instance runs again: even a node left held (for
-	// another kind or event) loses Drainpipe's out-of-service taint, which
-	// would otherwise evict everything from its live kubelet.
+	// another threat) loses Drainpipe's out-of-service taint, which
+	// would otherwise evict everything from its live kubelet, and a node
+	// Drainpipe marked without any hold left is given back.
 	Running bool
 	// RestoreTime, when set, is the event time of the restore asking for
-	// the give-back: a node taken for a threat announced at or after it
-	// stays held (the restore was overtaken on its way).
+	// the give-back: a hold taken for a threat announced at or after it
+	// stays (the restore was overtaken on its way).
 	RestoreTime time.Time
 	// DryRun sends the patch as an API-server dry run: the answer is the
 	// same, nothing is written (`drainpipe uncordon --dry-run`).
 	DryRun bool
+}
+
+// ends is m as the hold set reads it.
+func (m Match) ends() hold.Ends {
+	return hold.Ends{Kinds: m.Kinds, ID: m.EventID, Keys: m.Holds, Before: m.RestoreTime, By: m.By}
+}
+
+// all reports a Match that ends every hold.
+func (m Match) all() bool {
+	return len(m.Kinds) == 0 && m.EventID == "" && len(m.Holds) == 0 && m.By == "" && m.RestoreTime.IsZero()
 }
 
 // Given says what Uncordon did.
@@ -45,6 +63,9 @@ type Given struct {
 	Reason  string
 	Changed []string // what the give-back undid
 	Marks   Marks    // the node's marks before
+	// Ended are the holds the give-back ended; Kept those that stand and
+	// keep the node (Back is then false).
+	Ended, Kept hold.Set
 }
 
 // restorePatch is a JSON merge patch undoing a cordon: a nil value deletes
@@ -96,15 +117,10 @@ func uncordon(ctx context.Context, client kubernetes.Interface, name string, rea
 			}
 		}
 		g := Given{Node: name, Marks: ReadMarks(node)}
-		why := leave(node, g.Marks, match)
-		if why != "" && !(match.Running && g.Marks.OutOfSvc && !g.Marks.Karpenter) {
+		p, changed, why := plan(node, &g, match)
+		if p == nil {
 			g.Reason = why
 			return g, nil
-		}
-		p, changed := uncordonPatch(node, g.Marks)
-		if why != "" {
-			g.Reason = why + "; its out-of-service taint removed (the instance runs)"
-			p, changed = outOfServicePatch(node)
 		}
 		body, err := json.Marshal(p)
 		if err != nil {
@@ -116,7 +132,7 @@ func uncordon(ctx context.Context, client kubernetes.Interface, name string, rea
 		}
 		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, opts)
 		if err == nil {
-			g.Back, g.Changed = why == "", changed
+			g.Back, g.Changed, g.Reason = len(g.Kept) == 0, changed, why
 			return g, nil
 		}
 		if !apierrors.IsConflict(err) || attempt == cordonAttempts {
@@ -125,38 +141,54 @@ func uncordon(ctx context.Context, client kubernetes.Interface, name string, rea
 	}
 }
 
-// leave says why a node must not be given back; empty when it may.
-func leave(node *corev1.Node, m Marks, match Match) string {
+// plan decides what a give-back does to node: the patch (nil: nothing)
+// and what it changes, with why it ends less than the whole hold. It
+// fills g's Ended and Kept.
+func plan(node *corev1.Node, g *Given, match Match) (*restorePatch, []string, string) {
+	m := g.Marks
 	switch {
 	case !m.Held() && !hasDrainpipeAnnotation(node):
-		return "node carries no Drainpipe marks"
+		return nil, nil, "node carries no Drainpipe marks"
 	case m.Karpenter:
-		return "Karpenter is disrupting the node (" + KarpenterDisruptedTaint + " taint): it is Karpenter's to give back"
-	case len(match.Kinds) > 0 && !slices.Contains(match.Kinds, m.Kind):
-		return fmt.Sprintf("node is held for %s, not for %s", orNone(m.Kind), strings.Join(match.Kinds, " or "))
-	case match.EventID != "" && m.EventID != match.EventID:
-		return fmt.Sprintf("node is held for event %s, not %s", orNone(m.EventID), match.EventID)
+		return nil, nil, "Karpenter is disrupting the node (" + KarpenterDisruptedTaint + " taint): it is Karpenter's to give back"
 	}
-	return overtaken(m, match.RestoreTime)
+	ended, kept, overtaken := m.Holds.Split(match.ends())
+	g.Ended, g.Kept = ended, kept
+	whole := len(kept) == 0 && (len(ended) > 0 || match.Running || match.all())
+	if whole {
+		p, changed := uncordonPatch(node, m)
+		return &p, changed, ""
+	}
+	why := "node stays held for " + kept.String()
+	if len(ended) == 0 {
+		why = stays(m, match, overtaken)
+	} else {
+		why = "ended the hold of " + ended.String() + "; " + why
+	}
+	oos := match.Running && m.OutOfSvc
+	if len(ended) == 0 && !oos {
+		return nil, nil, why
+	}
+	p, changed := keepPatch(node, kept, oos)
+	if oos {
+		why += "; its out-of-service taint removed (the instance runs)"
+	}
+	return &p, changed, why
 }
 
-// overtaken says why a restore dated at is older than the threat the node
-// is held for; empty when it is newer, or either time is unknown. A node
-// held by a release that did not record the threat's time is compared
-// with its first cordon (AnnotationFirstSeen), which came after the
-// threat's event: a restore dated before it cannot have ended that threat.
-func overtaken(m Marks, at time.Time) string {
-	mark, stamp := "threat", m.ThreatTime
-	threat, err := time.Parse(time.RFC3339Nano, stamp)
-	if err != nil {
-		mark, stamp = "first cordon", m.Since
-		threat, err = time.Parse(time.RFC3339Nano, stamp)
+// stays says why a give-back ended none of the node's holds.
+func stays(m Marks, match Match, overtaken string) string {
+	switch {
+	case overtaken != "":
+		return "overtaken: " + overtaken
+	case len(m.Holds) == 0:
+		return "node holds no threat"
+	case len(match.Kinds) > 0:
+		return fmt.Sprintf("node is held for %s, not for %s", m.Holds, strings.Join(match.Kinds, " or "))
+	case match.EventID != "":
+		return fmt.Sprintf("node is held for %s, not for event %s", m.Holds, match.EventID)
 	}
-	if at.IsZero() || err != nil || at.After(threat) {
-		return ""
-	}
-	return fmt.Sprintf("overtaken: the restore's event time %s is not after that of the %s the node is held for (%s, %s)",
-		at.UTC().Format(time.RFC3339Nano), mark, orNone(m.Kind), stamp)
+	return fmt.Sprintf("node is held for %s, none of them this give-back's", m.Holds)
 }
 
 func orNone(s string) string {
@@ -215,12 +247,41 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 	return p, changed
 }
 
-// outOfServicePatch removes only Drainpipe's out-of-service taint and its
-// annotation.
-func outOfServicePatch(node *corev1.Node) (restorePatch, []string) {
-	p := restorePatch{Metadata: restoreMeta{ResourceVersion: node.ResourceVersion,
-		Annotations: map[string]*string{AnnotationOutOfService: nil}}}
-	taints := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.Key == OutOfServiceTaintKey })
-	p.Spec = &restoreSpec{Taints: &taints}
-	return p, []string{"out-of-service taint"}
+// keepPatch rewrites the node's holds to kept (the newest of them in the
+// single-hold marks), and removes Drainpipe's out-of-service taint and its
+// mark when oos.
+func keepPatch(node *corev1.Node, kept hold.Set, oos bool) (restorePatch, []string) {
+	p := restorePatch{Metadata: restoreMeta{ResourceVersion: node.ResourceVersion, Annotations: map[string]*string{}}}
+	var changed []string
+	set := func(k, v string) {
+		if cur, ok := node.Annotations[k]; ok && cur == v {
+			return
+		}
+		if v == "" {
+			if _, ok := node.Annotations[k]; !ok {
+				return
+			}
+			p.Metadata.Annotations[k] = nil
+			return
+		}
+		p.Metadata.Annotations[k] = &v
+	}
+	set(AnnotationHolds, kept.Encode())
+	if h, ok := kept.Newest(); ok {
+		set(AnnotationKind, h.Kind)
+		set(AnnotationEventID, h.ID)
+		set(AnnotationThreatTime, h.Time)
+		set(AnnotationDeadline, h.Deadline)
+		set(AnnotationThreatEnd, h.End)
+	}
+	if len(p.Metadata.Annotations) > 0 {
+		changed = append(changed, "holds")
+	}
+	if oos {
+		p.Metadata.Annotations[AnnotationOutOfService] = nil
+		taints := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return t.Key == OutOfServiceTaintKey })
+		p.Spec = &restoreSpec{Taints: &taints}
+		changed = append(changed, "out-of-service taint")
+	}
+	return p, changed
 }

@@ -37,7 +37,6 @@ func newSweep(cfg config.Config, opts Options, clusters pipeline.Clusters, looku
 		RebalanceHold:   cfg.Return.RebalanceHold,
 		Margin:          cfg.Return.SweepMargin,
 		ScheduledAction: cfg.Policy.For(event.KindScheduledChange),
-		HookNames:       cfg.Hooks.HookNames,
 	}, sweep.Deps{Clients: clusters, EC2: lookup, Actor: actor, NodeOf: nodemap.Node, Hooks: hooks, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("building the sweep: %w", err)

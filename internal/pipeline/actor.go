@@ -209,8 +209,10 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	check := a.pendingCheck(t, *hooks)
+	by := delivery()
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
-		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: restore.NewestTime(t.Interruptions), AfterCordon: a.beforeEvictions(t.InstanceID, check)}
+		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: restore.NewestTime(t.Interruptions),
+		Holds: holdsOf(t, by, now), By: by, AfterCordon: a.beforeEvictions(t.InstanceID, check)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than
@@ -249,7 +251,7 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	dt := drainTarget{cluster: inst.Cluster, client: client, task: t, hooks: *hooks, inst: inst, stopped: stopped}
 	r = a.drain(ctx, dt, d, req, log)
-	if gone, ok := a.notPending(ctx, check, client, t, p, node, log); ok {
+	if gone, ok := a.notPending(ctx, check, client, t, p, node, by, log); ok {
 		*hooks = nil // over: left alone
 		return gone
 	}

@@ -71,8 +71,10 @@ func (a *Actor) beforeEvictions(id string, check *pendingCheck) func(context.Con
 // notPending settles a drain stopped, or never let go to evict, by the
 // check: when every action turned out over, the node Drainpipe cordoned
 // for them is given back (restore.Unevicted) and the hooks are left
-// alone. ok is false when the drain stands.
-func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kubernetes.Interface, t handler.Task, p event.Interruption, node string, log *slog.Logger) (handler.Result, bool) {
+// alone. Only the holds this delivery took end (by): one an earlier
+// delivery of the action took stands, as that delivery acted on it. ok is
+// false when the drain stands.
+func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kubernetes.Interface, t handler.Task, p event.Interruption, node, by string, log *slog.Logger) (handler.Result, bool) {
 	if check == nil || check.passed.Load() {
 		return handler.Result{}, false
 	}
@@ -81,5 +83,5 @@ func (a *Actor) notPending(ctx context.Context, check *pendingCheck, client kube
 		return handler.Result{}, false
 	}
 	return handler.Result{Status: handler.StatusIgnored, Node: node,
-		Reason: whyNotPending + "; " + restore.Unevicted(ctx, client, node, p, log)}, true
+		Reason: whyNotPending + "; " + restore.Unevicted(ctx, client, node, p, by, log)}, true
 }

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
 
@@ -76,4 +79,28 @@ func kinds(t handler.Task) []string {
 		}
 	}
 	return ks
+}
+
+// holdsOf are the holds a task takes, by the delivery by: one per threat
+// it carries (a restore ends holds and a launch action takes none), so a
+// batch that brings two threats for one instance leaves the node held
+// until both end.
+func holdsOf(t handler.Task, by string, now time.Time) []hold.Hold {
+	var out []hold.Hold
+	for _, in := range t.Interruptions {
+		if in.Restore || in.Kind == event.KindASGLaunchLifecycle {
+			continue
+		}
+		out = append(out, hold.Of(in, by, now))
+	}
+	return out
+}
+
+// delivery names one run of a task in the holds it takes: random, as
+// two deliveries of one action may run at the same moment in two
+// environments.
+func delivery() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 // RebalanceOnly reports whether a task holds nothing but rebalance
@@ -25,20 +27,26 @@ func RebalanceOnly(ins []event.Interruption) bool {
 }
 
 // Overtaken says, on a rebalance redelivery, whether node is now held for
-// something else than p (an interruption followed, or a newer
-// recommendation): then this message is done and must not re-cordon the
-// node under its own kind.
+// another threat too (an interruption followed, or a newer
+// recommendation): then this message is done. It ends the rebalance's own
+// hold (the node stays held for the others) rather than keep it to its
+// hold's end: the threat that followed decides when the node comes back.
 func Overtaken(ctx context.Context, client kubernetes.Interface, node string, p event.Interruption) (string, error) {
 	read, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("getting node %s: %w", node, err)
 	}
-	m := drain.ReadMarks(read)
-	if m.Kind != "" && (m.Kind != string(p.Kind) || m.EventID != p.EventID) {
-		return fmt.Sprintf("node %s is now held for %s (event %s): the rebalance hold of event %s ends here",
-			node, m.Kind, m.EventID, p.EventID), nil
+	own := hold.Key{Kind: string(p.Kind), ID: p.EventID}
+	others := slices.DeleteFunc(slices.Clone(drain.ReadMarks(read).Holds), func(h hold.Hold) bool { return h.Key() == own })
+	if len(others) == 0 {
+		return "", nil
 	}
-	return "", nil
+	g, err := drain.UncordonRead(ctx, client, read, drain.Match{Kinds: []string{string(p.Kind)}, EventID: p.EventID})
+	if err != nil {
+		return "", fmt.Errorf("ending the rebalance hold on node %s: %w", node, err)
+	}
+	return fmt.Sprintf("node %s is now held for %s too: the rebalance hold of event %s ends here (%s)",
+		node, others, p.EventID, g.Reason), nil
 }
 
 // Held is a rebalance-only cordon its task has just made or found.

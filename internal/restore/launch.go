@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +58,7 @@ func (s *Restorer) Launch(ctx context.Context, t Task, log *slog.Logger) Result 
 	}
 	switch {
 	case s.cfg.LaunchNoWait:
-		return done("launch hook completed without waiting for the node (DRAINPIPE_LAUNCH_WAIT_READY=false)")
+		return s.launchNoWait(ctx, inst, launchTime(t.Interruptions), log)
 	case inst.State != "pending" && inst.State != "running":
 		return ignored(fmt.Sprintf("launching instance is %s: no node to wait for", inst.State))
 	case inst.Cluster == "":
@@ -96,11 +95,12 @@ func launchTime(ins []event.Interruption) time.Time {
 // the warm pool: nothing else ends such a hold (with the pool Running no
 // state change ever comes), and completing the launch on a node left
 // cordoned would tell Auto Scaling of capacity that takes no pods. Done
-// is false when the give-back must be retried; GiveBack logs it.
+// is false when the give-back must be retried; GiveBack logs it. Other
+// holds (a retirement that stands, say) stay, and keep the node cordoned.
 func (s *Restorer) giveBackPool(ctx context.Context, client kubernetes.Interface, node *corev1.Node, at time.Time,
 	log *slog.Logger) (string, bool) {
 	m := drain.ReadMarks(node)
-	if !m.OutOfSvc && !slices.Contains(poolKinds, m.Kind) {
+	if !m.OutOfSvc && !m.Holds.Kinds(poolKinds...) {
 		return "", true
 	}
 	r := s.GiveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: true, RestoreTime: at},
@@ -109,6 +109,33 @@ func (s *Restorer) giveBackPool(ctx context.Context, client kubernetes.Interface
 		return r.Reason, false
 	}
 	return r.Reason + "; ", true
+}
+
+// launchNoWait completes a launch without waiting for its node
+// (DRAINPIPE_LAUNCH_WAIT_READY=false), after giving back the hold of an
+// instance leaving a Running warm pool: its node is registered and would
+// otherwise stay cordoned in service until the sweep's bound.
+func (s *Restorer) launchNoWait(ctx context.Context, inst instance.Instance, at time.Time, log *slog.Logger) Result {
+	const why = "launch hook completed without waiting for the node (DRAINPIPE_LAUNCH_WAIT_READY=false)"
+	if inst.Cluster == "" || (inst.State != "pending" && inst.State != "running") {
+		return done(why)
+	}
+	client, err := s.Clusters.Client(ctx, inst.Cluster)
+	if err != nil {
+		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
+	}
+	node, err := s.node(ctx, client, inst)
+	switch {
+	case errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err):
+		return done(why) // a new instance: no node yet, nothing held
+	case err != nil:
+		return retry(fmt.Sprintf("finding the launching instance's node in cluster %s: %v", inst.Cluster, err))
+	}
+	given, ok := s.giveBackPool(ctx, client, node, at, log.With("cluster", inst.Cluster))
+	if !ok {
+		return retry("launching instance's node: " + given)
+	}
+	return Result{Status: Done, Node: node.Name, Reason: given + why}
 }
 
 // toWarmPool reports hooks that all put their instance in a warm pool.

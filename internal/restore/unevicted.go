@@ -6,32 +6,21 @@ import (
 	"log/slog"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 )
 
-// Unevicted gives back the node Drainpipe cordoned for p when every
-// lifecycle action of its task turned out over before any eviction (its
-// cordon, taint and marks undone), and says what became of it. A node a
-// drain already reached stays as that drain left it. A failure is logged
+// Unevicted ends the holds the delivery by took on node for p's lifecycle
+// actions when every action of its task turned out over before any
+// eviction, and says what became of the node: given back when no other
+// hold stands. A hold an earlier delivery took stays: that delivery acted
+// on the action (cordoned only, drained, or completed it) and the
+// instance is going; another threat's hold stays too. A failure is logged
 // and the node stays cordoned: the action is over either way.
-func Unevicted(ctx context.Context, client kubernetes.Interface, node string, p event.Interruption, log *slog.Logger) string {
-	read, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	if err == nil {
-		if _, drained := drain.ReadSummary(read); drained {
-			// A drain reached its evictions under this hold (a duplicate
-			// delivery that found the action pending, then completed it):
-			// the instance is going, the node stays as that drain left it.
-			return fmt.Sprintf("node %s stays held: a drain of it already ran", node)
-		}
-	}
-	var g drain.Given
-	if err == nil {
-		g, err = drain.UncordonRead(ctx, client, read, drain.Match{Kinds: []string{string(p.Kind)}, EventID: p.EventID})
-	}
+func Unevicted(ctx context.Context, client kubernetes.Interface, node string, p event.Interruption, by string, log *slog.Logger) string {
+	g, err := drain.Uncordon(ctx, client, node, drain.Match{Kinds: []string{string(p.Kind)}, By: by})
 	switch {
 	case err != nil && apierrors.IsNotFound(err):
 		return fmt.Sprintf("node %s is gone", node)

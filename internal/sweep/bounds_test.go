@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
@@ -61,8 +62,8 @@ func TestJudgeGivesBackAtTheMarginNotBefore(t *testing.T) {
 			if v.what != RepairGivenBack {
 				t.Fatalf("at end plus margin: %q (%s), want given back", v.what, v.why)
 			}
-			if len(v.match.Kinds) != 1 || v.match.Kinds[0] != tt.node.Annotations[drain.AnnotationKind] ||
-				v.match.EventID != "ev-n" || !v.match.Running {
+			want := hold.Key{Kind: tt.node.Annotations[drain.AnnotationKind], ID: "ev-n"}
+			if len(v.match.Holds) != 1 || v.match.Holds[0] != want || !v.match.Running {
 				t.Errorf("match = %+v, want the hold judged", v.match)
 			}
 		})
@@ -113,11 +114,11 @@ func TestJudgeLeavesWhatIsNotItsOwn(t *testing.T) {
 			n.Annotations[drain.AnnotationFirstSeen] = "yesterday"
 			return n
 		}, running(idA, "a"), "less than the 10m0s margin"},
-		{"no kind, no out-of-service", func() *corev1.Node {
-			n := heldNode("n", idA, "", t0, time.Time{})
+		{"no hold, within the margin", func() *corev1.Node {
+			n := heldNode("n", idA, "", sweepNow.Add(-time.Minute), time.Time{})
 			n.Spec.Taints = []corev1.Taint{{Key: drain.TaintKey, Effect: corev1.TaintEffectNoSchedule}}
 			return n
-		}, running(idA, "a"), "holds no interruption kind"},
+		}, running(idA, "a"), "less than the 10m0s margin"},
 		{"unknown kind", func() *corev1.Node { return heldNode("n", idA, "meteor", t0, time.Time{}) },
 			running(idA, "a"), "held for meteor, which the sweep does not judge"},
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 )
@@ -37,8 +37,8 @@ func (l life) orMax() life {
 // warning gave (drain.AnnotationThreatEnd), else the recorded start of
 // terminations plus their lead, else (no deadline either) the cordon plus
 // the warning's whole lead.
-func blockEnd(m drain.Marks, deadline, since time.Time) time.Time {
-	if end, err := time.Parse(time.RFC3339, m.End); err == nil {
+func blockEnd(hd hold.Hold, deadline, since time.Time) time.Time {
+	if end, err := time.Parse(time.RFC3339, hd.End); err == nil {
 		return end
 	}
 	if !deadline.IsZero() {
@@ -50,8 +50,8 @@ func blockEnd(m drain.Marks, deadline, since time.Time) time.Time {
 // actionStart is when a terminate lifecycle action began at the earliest
 // that still bounds it: the later of the threat's event time and the
 // first cordon (either may be missing).
-func actionStart(m drain.Marks, since time.Time) time.Time {
-	if at, err := time.Parse(time.RFC3339Nano, m.ThreatTime); err == nil && at.After(since) {
+func actionStart(hd hold.Hold, since time.Time) time.Time {
+	if at, err := time.Parse(time.RFC3339Nano, hd.Time); err == nil && at.After(since) {
 		return at
 	}
 	return since
@@ -73,7 +73,9 @@ func (s *Sweeper) actionLife(ctx context.Context, inst instance.Instance, known 
 	case s.d.Hooks == nil:
 		l.from += "; hooks not read"
 	default:
-		d, err := s.d.Hooks.ActionLife(ctx, group, s.cfg.HookNames)
+		// Every terminating hook of the group, not only those Drainpipe
+		// answers: another's longer timeout keeps the instance going.
+		d, err := s.d.Hooks.ActionLife(ctx, group, nil)
 		if err != nil {
 			s.d.Log.WarnContext(ctx, "sweep: reading the lifecycle hooks' timeout; bounding the hold by 48 h",
 				"group", group, "error", err.Error())

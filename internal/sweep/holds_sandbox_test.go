@@ -77,7 +77,7 @@ func newHoldScene(t *testing.T, tags map[string]string) *holdScene {
 	}
 	cfg := s.aws.Config()
 	sw, err := New(Config{Clusters: []string{testCluster}, OutOfService: true, RebalanceHold: 30 * time.Minute,
-		Margin: DefaultMargin, HookNames: []string{"drainpipe", "drainpipe-launch"}}, Deps{
+		Margin: DefaultMargin}, Deps{
 		Clients: oneCluster{s.env.Client}, EC2: instance.NewLookup(ec2.NewFromConfig(cfg), router),
 		Actor:  ignoring{},
 		NodeOf: nodemap.Node, Hooks: lifecycle.New(autoscaling.NewFromConfig(cfg)),

@@ -2,10 +2,12 @@ package sweep
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
 
@@ -54,21 +56,47 @@ func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []ins
 	if inst.State != "running" {
 		return leave("instance is %s: the notice for it may still come", inst.State)
 	}
-	since, err := time.Parse(time.RFC3339, m.Since)
-	if m.Kind != "" && (err != nil || now.Sub(since) < s.cfg.Margin) {
-		return leave("held since %s, less than the %s margin: its own notice may still come", m.Since, s.cfg.Margin)
-	}
-	back := verdict{what: RepairGivenBack, match: drain.Match{Kinds: []string{m.Kind}, EventID: m.EventID, Running: true}}
-	deadline, _ := time.Parse(time.RFC3339, m.Deadline)
-	switch event.Kind(m.Kind) {
-	case "":
-		if !m.OutOfSvc {
-			return leave("node holds no interruption kind")
+	if len(m.Holds) == 0 {
+		since, err := time.Parse(time.RFC3339, m.Since)
+		if err == nil && now.Sub(since) < s.cfg.Margin {
+			return leave("held since %s, less than the %s margin: its own notice may still come", m.Since, s.cfg.Margin)
 		}
-		back.match.Kinds = nil
-		back.why = "instance runs but its node is tainted out of service: the running notice was lost"
+		back := verdict{what: RepairGivenBack, match: drain.Match{Running: true},
+			why: "instance runs but its node holds no threat: the notice that ended it was lost"}
+		if m.OutOfSvc {
+			back.why = "instance runs but its node is tainted out of service: the running notice was lost"
+		}
+		return back
+	}
+	var over []hold.Key
+	var whys, left []string
+	for _, hd := range m.Holds {
+		ended, why := s.judgeHold(hd, h.life, events, now)
+		if ended {
+			over = append(over, hd.Key())
+			whys = append(whys, hd.Key().String()+": "+why)
+		} else {
+			left = append(left, hd.Key().String()+": "+why)
+		}
+	}
+	if len(over) == 0 {
+		return leave("%s", strings.Join(left, "; "))
+	}
+	return verdict{what: RepairGivenBack, why: strings.Join(whys, "; "),
+		match: drain.Match{Holds: over, Running: true}}
+}
+
+// judgeHold says whether one hold's threat is over, past the margin, on a
+// running instance, and why (or why not).
+func (s *Sweeper) judgeHold(hd hold.Hold, l life, events []instance.ScheduledEvent, now time.Time) (bool, string) {
+	since, err := time.Parse(time.RFC3339, hd.Since)
+	if err != nil || now.Sub(since) < s.cfg.Margin {
+		return false, fmt.Sprintf("held since %s, less than the %s margin: its own notice may still come", hd.Since, s.cfg.Margin)
+	}
+	deadline, _ := time.Parse(time.RFC3339, hd.Deadline)
+	switch event.Kind(hd.Kind) {
 	case event.KindStateChange:
-		back.why = "instance runs again after its stop: the running notice was lost"
+		return true, "instance runs again after its stop: the running notice was lost"
 	case event.KindSpotInterruption, event.KindCapacityReservationInterruption:
 		if deadline.IsZero() {
 			// Held by a release that kept no deadline: the warning came at
@@ -76,52 +104,51 @@ func (s *Sweeper) judge(h held, inst instance.Instance, found bool, events []ins
 			deadline = since.Add(spotNotice)
 		}
 		if now.Before(deadline.Add(s.cfg.Margin)) {
-			return leave("%s deadline %s not passed by the %s margin: the drain may be in progress", m.Kind,
+			return false, fmt.Sprintf("deadline %s not passed by the %s margin: the drain may be in progress",
 				deadline.UTC().Format(time.RFC3339), s.cfg.Margin)
 		}
-		back.why = fmt.Sprintf("instance still runs %s after its %s deadline: EC2 did not take it",
-			now.Sub(deadline).Round(time.Second), m.Kind)
+		return true, fmt.Sprintf("instance still runs %s after its %s deadline: EC2 did not take it",
+			now.Sub(deadline).Round(time.Second), hd.Kind)
 	case event.KindCapacityBlockExpiry:
-		end := blockEnd(m, deadline, since)
+		end := blockEnd(hd, deadline, since)
 		if now.Before(end.Add(s.cfg.Margin)) {
-			return leave("capacity block ends %s: not passed by the %s margin, EC2 may still terminate the instance",
+			return false, fmt.Sprintf("capacity block ends %s: not passed by the %s margin, EC2 may still terminate the instance",
 				end.UTC().Format(time.RFC3339), s.cfg.Margin)
 		}
-		back.why = fmt.Sprintf("instance still runs %s after its capacity block ended: EC2 did not take it",
+		return true, fmt.Sprintf("instance still runs %s after its capacity block ended: EC2 did not take it",
 			now.Sub(end).Round(time.Second))
 	case event.KindScheduledChange:
 		for _, e := range events {
-			return leave("scheduled event %s (%s, from %s) still listed for the instance", e.ID, e.Code, e.NotBefore.Format(time.RFC3339))
+			return false, fmt.Sprintf("scheduled event %s (%s, from %s) still listed for the instance", e.ID, e.Code,
+				e.NotBefore.Format(time.RFC3339))
 		}
-		if end, err := time.Parse(time.RFC3339, m.End); err == nil && end.After(deadline) {
+		if end, err := time.Parse(time.RFC3339, hd.End); err == nil && end.After(deadline) {
 			deadline = end // the notice's window: the change may come until it closes
 		}
 		if !deadline.IsZero() && now.Before(deadline.Add(s.cfg.Margin)) {
-			return leave("scheduled change window open until %s: not passed by the %s margin",
+			return false, fmt.Sprintf("scheduled change window open until %s: not passed by the %s margin",
 				deadline.UTC().Format(time.RFC3339), s.cfg.Margin)
 		}
-		back.why = "EC2 lists no scheduled event for the instance any more and its window is over: the notice closing it was lost"
+		return true, "EC2 lists no scheduled event for the instance any more and its window is over: the notice closing it was lost"
 	case event.KindRebalanceRecommendation:
 		end := since.Add(s.cfg.RebalanceHold)
 		if s.cfg.RebalanceHold == 0 {
-			return leave("DRAINPIPE_REBALANCE_HOLD is 0: rebalance cordons are kept")
+			return false, "DRAINPIPE_REBALANCE_HOLD is 0: rebalance cordons are kept"
 		}
 		if now.Before(end.Add(s.cfg.Margin)) {
-			return leave("rebalance hold ends %s: not passed by the %s margin", end.UTC().Format(time.RFC3339), s.cfg.Margin)
+			return false, fmt.Sprintf("rebalance hold ends %s: not passed by the %s margin", end.UTC().Format(time.RFC3339), s.cfg.Margin)
 		}
-		back.why = fmt.Sprintf("rebalance hold ended %s ago and no interruption followed: its redelivery was lost",
+		return true, fmt.Sprintf("rebalance hold ended %s ago and no interruption followed: its redelivery was lost",
 			now.Sub(end).Round(time.Second))
 	case event.KindASGLifecycle:
-		l := h.life.orMax()
-		end := actionStart(m, since).Add(l.d)
+		l = l.orMax()
+		end := actionStart(hd, since).Add(l.d)
 		if now.Before(end.Add(s.cfg.Margin)) {
-			return leave("a terminate lifecycle action may still be pending until %s (%s, %s): the instance goes with it",
+			return false, fmt.Sprintf("a terminate lifecycle action may still be pending until %s (%s, %s): the instance goes with it",
 				end.UTC().Format(time.RFC3339), l.d, l.from)
 		}
-		back.why = fmt.Sprintf("instance still runs %s after its terminate lifecycle action could last (%s, %s): "+
+		return true, fmt.Sprintf("instance still runs %s after its terminate lifecycle action could last (%s, %s): "+
 			"it was not terminated", now.Sub(end).Round(time.Second), l.d, l.from)
-	default:
-		return leave("held for %s, which the sweep does not judge", m.Kind)
 	}
-	return back
+	return false, fmt.Sprintf("held for %s, which the sweep does not judge", hd.Kind)
 }

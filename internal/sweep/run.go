@@ -80,7 +80,7 @@ func (s *Sweeper) Sweep(ctx context.Context) Report {
 		if h.instance != "" {
 			heldBy[h.instance] = h
 		}
-		if found && h.node.Annotations[drain.AnnotationKind] == string(event.KindASGLifecycle) {
+		if found && drain.ReadMarks(h.node).Holds.Kinds(string(event.KindASGLifecycle)) {
 			h.life = s.actionLife(ctx, inst, lives)
 		}
 		s.repair(ctx, h, s.judge(h, inst, found, byEvent[h.instance]), &rep)
@@ -144,9 +144,12 @@ func (s *Sweeper) repair(ctx context.Context, h held, v verdict, rep *Report) {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("giving node %s back: %v", h.node.Name, err))
 			return
 		}
-		if !g.Back {
+		if !g.Back && len(g.Ended) == 0 {
 			rep.Left = append(rep.Left, Left{Cluster: h.cluster, Node: h.node.Name, Reason: g.Reason})
 			return
+		}
+		if !g.Back {
+			r.What = RepairHoldEnded
 		}
 		r.Reason += fmt.Sprintf(" (undid %v)", g.Changed)
 	}

@@ -87,9 +87,6 @@ type Config struct {
 	// Margin: see DefaultMargin (DRAINPIPE_SWEEP_MARGIN); zero gives
 	// back as soon as the threat is over, negative takes DefaultMargin.
 	Margin time.Duration
-	// HookNames are DRAINPIPE_LIFECYCLE_HOOK_NAMES: the hooks whose
-	// actions' life bounds a terminate hold (every hook when empty).
-	HookNames []string
 }
 
 // Deps are a Sweeper's collaborators; Log and Now are optional.
@@ -150,7 +147,10 @@ type Repair struct {
 
 // The kinds of Repair.
 const (
-	RepairGivenBack    = "given-back"
+	RepairGivenBack = "given-back"
+	// RepairHoldEnded: one of the node's holds was over and ended; another
+	// stands and keeps the node.
+	RepairHoldEnded    = "hold-ended"
 	RepairOutOfService = "out-of-service"
 	RepairScheduled    = "scheduled-event"
 )
