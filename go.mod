@@ -25,6 +25,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require pgregory.net/rapid v1.3.0 // indirect
+
 require (
 	github.com/Azure/go-ansiterm v0.0.0-20230124172434-306776ec8161 // indirect
 	github.com/MakeNowJust/heredoc v1.0.0 // indirect

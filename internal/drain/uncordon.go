@@ -183,10 +183,14 @@ func stays(m Marks, match Match, overtaken string) string {
 		return "overtaken: " + overtaken
 	case len(m.Holds) == 0:
 		return "node holds no threat"
+	case match.EventID != "":
+		ids := make([]string, 0, len(m.Holds))
+		for _, h := range m.Holds {
+			ids = append(ids, orNone(h.ID))
+		}
+		return fmt.Sprintf("node is held for event %s (%s), not %s", strings.Join(ids, ", "), m.Holds, match.EventID)
 	case len(match.Kinds) > 0:
 		return fmt.Sprintf("node is held for %s, not for %s", m.Holds, strings.Join(match.Kinds, " or "))
-	case match.EventID != "":
-		return fmt.Sprintf("node is held for %s, not for event %s", m.Holds, match.EventID)
 	}
 	return fmt.Sprintf("node is held for %s, none of them this give-back's", m.Holds)
 }

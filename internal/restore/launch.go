@@ -60,7 +60,7 @@ func (s *Restorer) Launch(ctx context.Context, t Task, log *slog.Logger) Result 
 	case s.cfg.LaunchNoWait:
 		return s.launchNoWait(ctx, inst, launchTime(t.Interruptions), log)
 	case inst.State != "pending" && inst.State != "running":
-		return ignored(fmt.Sprintf("launching instance is %s: no node to wait for", inst.State))
+		return s.launchGone(ctx, inst, launchTime(t.Interruptions), log)
 	case inst.Cluster == "":
 		return done("launching instance is in no cluster Drainpipe serves (" + s.WhyIgnored(inst) +
 			"): no node to wait for")
@@ -98,12 +98,12 @@ func launchTime(ins []event.Interruption) time.Time {
 // is false when the give-back must be retried; GiveBack logs it. Other
 // holds (a retirement that stands, say) stay, and keep the node cordoned.
 func (s *Restorer) giveBackPool(ctx context.Context, client kubernetes.Interface, node *corev1.Node, at time.Time,
-	log *slog.Logger) (string, bool) {
+	running bool, log *slog.Logger) (string, bool) {
 	m := drain.ReadMarks(node)
 	if !m.OutOfSvc && !m.Holds.Kinds(poolKinds...) {
 		return "", true
 	}
-	r := s.GiveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: true, RestoreTime: at},
+	r := s.GiveBack(ctx, client, node, drain.Match{Kinds: poolKinds, Running: running, RestoreTime: at},
 		"the instance launches out of the warm pool: its terminate action's hold is over", log)
 	if r.Status == Retry {
 		return r.Reason, false
@@ -117,8 +117,34 @@ func (s *Restorer) giveBackPool(ctx context.Context, client kubernetes.Interface
 // otherwise stay cordoned in service until the sweep's bound.
 func (s *Restorer) launchNoWait(ctx context.Context, inst instance.Instance, at time.Time, log *slog.Logger) Result {
 	const why = "launch hook completed without waiting for the node (DRAINPIPE_LAUNCH_WAIT_READY=false)"
-	if inst.Cluster == "" || (inst.State != "pending" && inst.State != "running") {
-		return done(why)
+	if inst.State != "pending" && inst.State != "running" {
+		return s.launchGone(ctx, inst, at, log)
+	}
+	r := s.endPool(ctx, inst, at, true, log)
+	if r.Status == Retry {
+		return r
+	}
+	return Result{Status: Done, Node: r.Node, Reason: r.Reason + why}
+}
+
+// launchGone ends a launch whose instance no longer runs (stopped since
+// it left the pool): nothing to wait for, but the terminate action's hold
+// of its time in the pool is over all the same; a stop announced after
+// the launch keeps its own hold.
+func (s *Restorer) launchGone(ctx context.Context, inst instance.Instance, at time.Time, log *slog.Logger) Result {
+	why := fmt.Sprintf("launching instance is %s: no node to wait for", inst.State)
+	r := s.endPool(ctx, inst, at, false, log)
+	if r.Status == Retry {
+		return r
+	}
+	return Result{Status: Ignored, Node: r.Node, Reason: r.Reason + why}
+}
+
+// endPool ends the warm-pool holds on the launching instance's node
+// (giveBackPool); Reason, when set, ends with "; ".
+func (s *Restorer) endPool(ctx context.Context, inst instance.Instance, at time.Time, running bool, log *slog.Logger) Result {
+	if inst.Cluster == "" {
+		return Result{Status: Done}
 	}
 	client, err := s.Clusters.Client(ctx, inst.Cluster)
 	if err != nil {
@@ -127,15 +153,15 @@ func (s *Restorer) launchNoWait(ctx context.Context, inst instance.Instance, at 
 	node, err := s.node(ctx, client, inst)
 	switch {
 	case errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err):
-		return done(why) // a new instance: no node yet, nothing held
+		return Result{Status: Done} // a new instance: no node yet, nothing held
 	case err != nil:
 		return retry(fmt.Sprintf("finding the launching instance's node in cluster %s: %v", inst.Cluster, err))
 	}
-	given, ok := s.giveBackPool(ctx, client, node, at, log.With("cluster", inst.Cluster))
+	given, ok := s.giveBackPool(ctx, client, node, at, running, log.With("cluster", inst.Cluster))
 	if !ok {
 		return retry("launching instance's node: " + given)
 	}
-	return Result{Status: Done, Node: node.Name, Reason: given + why}
+	return Result{Status: Done, Node: node.Name, Reason: given}
 }
 
 // toWarmPool reports hooks that all put their instance in a warm pool.
@@ -163,7 +189,7 @@ func (s *Restorer) waitReady(ctx context.Context, client kubernetes.Interface, i
 		// budget is already spent still completes the hook now.
 		node, err := s.node(ctx, client, inst)
 		if err == nil && !checked {
-			why, ok := s.giveBackPool(ctx, client, node, at, log)
+			why, ok := s.giveBackPool(ctx, client, node, at, true, log)
 			if !ok {
 				return retry("launching instance's node: " + why)
 			}

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
-	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/internal/instance"
 )
 

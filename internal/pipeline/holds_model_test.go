@@ -1,0 +1,330 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"pgregory.net/rapid"
+
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/handler"
+	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/lifecycle"
+	"github.com/drainpipe/drainpipe/internal/policy"
+)
+
+// TestHoldsModel drives the real pipeline and drainer over one node with
+// random sequences of what AWS sends for one instance — Spot warnings, AWS
+// Health retirements and their closing, stops and starts, scale-ins to a
+// Running warm pool and launches out of it — delivered in any order, with
+// duplicates and redrives of anything already delivered. A model of EC2
+// and Auto Scaling says which threats stand. Whenever every notice sent
+// has been delivered, the node must be held for every threat that stands
+// (never early), and, unless a threat's notice came after the notice that
+// ended it (only the sweep can tell then), be fully back in service when
+// none stands (never late).
+func TestHoldsModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		m := newHoldsModel(rt)
+		rt.Repeat(map[string]func(*rapid.T){
+			"spot":      m.spot,
+			"retire":    m.retire,
+			"close":     m.closeRetirement,
+			"stop":      m.stop,
+			"start":     m.start,
+			"scaleIn":   m.scaleIn,
+			"launch":    m.launch,
+			"deliver":   m.deliver,
+			"duplicate": m.duplicate,
+			"":          m.check,
+		})
+	})
+}
+
+// modelNotice is a notice sent, with what delivering it means for the model.
+type modelNotice struct {
+	in   event.Interruption
+	name string
+	// threat is the threat the notice announces; ends, the threats it
+	// ends (a restore).
+	threat string
+	ends   []string
+}
+
+type holdsModel struct {
+	rt       *rapid.T
+	r        *rig
+	client   kubernetes.Interface
+	hooks    *modelHooks
+	ec2      *fakeInstances
+	now      time.Time
+	seq      int
+	state    string          // EC2's: running or stopped
+	standing map[string]bool // the threats that stand, by name
+	ended    map[string]bool // the threats ended (their end was sent)
+	endSeen  map[string]bool // the threats whose ending notice was delivered
+	pending  []modelNotice
+	sent     []modelNotice // delivered at least once
+	inPool   bool
+	action   string // the active terminate action's token, or the pooled instance's
+	lag      []string
+}
+
+func newHoldsModel(rt *rapid.T) *holdsModel {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName},
+		Spec:   corev1.NodeSpec{ProviderID: "aws:///eu-west-1a/" + instID},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	client := fake.NewClientset(node)
+	hooks := &modelHooks{completed: map[string]bool{}}
+	m := &holdsModel{rt: rt, client: client, hooks: hooks, now: t0, state: "running",
+		standing: map[string]bool{}, ended: map[string]bool{}, endSeen: map[string]bool{}}
+	clock := &fakeClock{now: t0}
+	logs := &syncWriter{w: &bytes.Buffer{}}
+	m.ec2 = &fakeInstances{known: map[string]instance.Instance{instID: ourInstance()}}
+	a, err := New(Config{OutOfService: true, LaunchPoll: time.Millisecond}, Deps{
+		Instances: m.ec2,
+		Clusters:  fakeClusters{client: client}, FindNode: finder(map[string]string{instID: nodeName}, nil),
+		NewDrainer: func(k kubernetes.Interface) Drainer {
+			return drain.New(k, drain.DefaultConfig(), slog.New(slog.NewJSONHandler(logs, nil)))
+		},
+		Hooks: hooks, Recorder: NopRecorder{}, Clock: clock,
+		NodeOf: func(ctx context.Context, k kubernetes.Interface, _ instance.Instance) (*corev1.Node, error) {
+			return k.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		},
+		Log: slog.New(slog.NewJSONHandler(logs, nil)),
+	})
+	if err != nil {
+		rt.Fatalf("New: %v", err)
+	}
+	m.r = &rig{actor: a, clock: clock}
+	return m
+}
+
+func (m *holdsModel) send(n modelNotice) {
+	m.seq++
+	m.now = m.now.Add(time.Second)
+	n.in.Instances, n.in.Time = []string{instID}, m.now
+	m.pending = append(m.pending, n)
+}
+
+func (m *holdsModel) id(prefix string) string { return fmt.Sprintf("%s-%d", prefix, m.seq) }
+
+func (m *holdsModel) spot(rt *rapid.T) {
+	if m.state != "running" || m.inPool || m.action != "" {
+		rt.Skip("Spot warns a running instance in service")
+	}
+	name := m.id("spot")
+	m.standing[name] = true
+	m.send(modelNotice{name: name, threat: name, in: event.Interruption{Kind: event.KindSpotInterruption,
+		EventID: name, Deadline: m.now.Add(time.Hour)}})
+}
+
+func (m *holdsModel) retire(rt *rapid.T) {
+	if m.state != "running" {
+		rt.Skip("a retirement is scheduled for a running instance")
+	}
+	name := "arn:aws:health:eu-west-1::event/EC2/" + m.id("retire")
+	m.standing[name] = true
+	m.send(modelNotice{name: name, threat: name, in: event.Interruption{Kind: event.KindScheduledChange,
+		EventID: name, Deadline: m.now.Add(48 * time.Hour), End: m.now.Add(72 * time.Hour)}})
+}
+
+func (m *holdsModel) closeRetirement(rt *rapid.T) {
+	var open []string
+	for name := range m.standing {
+		if strings.Contains(name, "retire") {
+			open = append(open, name)
+		}
+	}
+	if len(open) == 0 {
+		rt.Skip("no retirement open")
+	}
+	slices.Sort(open)
+	name := rapid.SampledFrom(open).Draw(rt, "retirement")
+	m.end(name)
+	m.send(modelNotice{name: "closed " + name, ends: []string{name}, in: event.Interruption{
+		Kind: event.KindScheduledChange, EventID: name, Restore: true}})
+}
+
+func (m *holdsModel) stop(rt *rapid.T) {
+	if m.state != "running" || m.inPool || m.action != "" {
+		rt.Skip("only a running instance in service is stopped")
+	}
+	m.state = "stopped"
+	m.setState()
+	name := m.id("stop")
+	m.standing[name] = true
+	m.send(modelNotice{name: name, threat: name, in: event.Interruption{Kind: event.KindStateChange,
+		EventID: name, State: "stopped"}})
+}
+
+func (m *holdsModel) start(rt *rapid.T) {
+	if m.state != "stopped" {
+		rt.Skip("only a stopped instance starts")
+	}
+	m.state = "running"
+	m.setState()
+	var ends []string
+	for name := range m.standing {
+		if !strings.HasPrefix(name, "tok-") { // a start ends a stop, a Spot stop and a retirement
+			ends = append(ends, name)
+			m.end(name)
+		}
+	}
+	m.send(modelNotice{name: m.id("running"), ends: ends, in: event.Interruption{Kind: event.KindStateChange,
+		EventID: m.id("running"), State: "running", Restore: true}})
+}
+
+func (m *holdsModel) scaleIn(rt *rapid.T) {
+	if m.state != "running" || m.inPool || m.action != "" {
+		rt.Skip("Auto Scaling scales in a running instance in service")
+	}
+	m.action = m.id("tok")
+	m.standing[m.action] = true
+	m.send(modelNotice{name: m.action, threat: m.action, in: event.Interruption{Kind: event.KindASGLifecycle,
+		EventID: m.id("asg"), Lifecycle: &event.Lifecycle{ASG: "prod-workers", Hook: "drainpipe", Token: m.action,
+			Transition: event.TransitionTerminating, InstanceID: instID, Origin: "AutoScalingGroup", Destination: "WarmPool"}}})
+}
+
+func (m *holdsModel) launch(rt *rapid.T) {
+	if !m.inPool {
+		rt.Skip("only a pooled instance launches out of the pool")
+	}
+	pooled := m.action
+	m.inPool, m.action = false, ""
+	m.end(pooled)
+	tok := m.id("launch")
+	m.send(modelNotice{name: tok, ends: []string{pooled}, in: event.Interruption{Kind: event.KindASGLaunchLifecycle,
+		EventID: tok, Lifecycle: &event.Lifecycle{ASG: "prod-workers", Hook: "drainpipe-launch", Token: tok,
+			Transition: event.TransitionLaunching, InstanceID: instID, Origin: "WarmPool", Destination: "AutoScalingGroup"}}})
+}
+
+func (m *holdsModel) end(name string) {
+	delete(m.standing, name)
+	m.ended[name] = true
+}
+
+func (m *holdsModel) setState() {
+	inst := ourInstance()
+	inst.State = m.state
+	m.ec2.mu.Lock()
+	m.ec2.known[instID] = inst
+	m.ec2.mu.Unlock()
+}
+
+// deliver hands one pending notice, any of them, to the function.
+func (m *holdsModel) deliver(rt *rapid.T) {
+	if len(m.pending) == 0 {
+		rt.Skip("nothing pending")
+	}
+	i := rapid.IntRange(0, len(m.pending)-1).Draw(rt, "which")
+	n := m.pending[i]
+	m.pending = slices.Delete(m.pending, i, i+1)
+	m.act(rt, n, 1)
+	m.sent = append(m.sent, n)
+}
+
+// duplicate delivers again a notice already delivered: the second of a
+// lifecycle action's two deliveries, an EventBridge retry, a redrive.
+func (m *holdsModel) duplicate(rt *rapid.T) {
+	if len(m.sent) == 0 {
+		rt.Skip("nothing delivered yet")
+	}
+	n := rapid.SampledFrom(m.sent).Draw(rt, "again")
+	m.act(rt, n, rapid.IntRange(1, 2).Draw(rt, "receive"))
+}
+
+func (m *holdsModel) act(rt *rapid.T, n modelNotice, receive int) {
+	if n.threat != "" && m.ended[n.threat] && n.in.Lifecycle == nil {
+		// The threat's end came first: the node is held until the
+		// sweep's bound (its notice cannot tell it is over).
+		m.lag = append(m.lag, n.name)
+	}
+	for _, e := range n.ends {
+		m.endSeen[e] = true
+	}
+	a := policy.ActionCordonAndDrain
+	switch {
+	case n.in.Restore || n.in.Kind == event.KindASGLaunchLifecycle:
+		a = policy.ActionNone
+	case n.in.Lifecycle != nil && rapid.Bool().Draw(rt, "cordon only"):
+		a = policy.ActionCordon // DRAINPIPE_ACTION_ASG_LIFECYCLE=cordon
+	}
+	m.r.clock.mu.Lock()
+	m.r.clock.now = m.now.Add(time.Second)
+	m.r.clock.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res := m.r.actor.Act(ctx, handler.Task{InstanceID: instID, Action: a, Interruptions: []event.Interruption{n.in},
+		ReceiveCount: receive})
+	m.rt.Logf("%s (receive %d): %s", n.name, receive, res.Reason)
+	if tok := n.threat; n.in.Lifecycle != nil && m.action == tok && m.hooks.done(tok) && !m.inPool {
+		m.inPool = true // completed: the instance goes to the Running warm pool
+	}
+}
+
+// check holds the invariant whenever nothing sent waits for delivery.
+func (m *holdsModel) check(rt *rapid.T) {
+	if len(m.pending) > 0 {
+		return
+	}
+	node, err := m.client.CoreV1().Nodes().Get(context.Background(), nodeName, metav1.GetOptions{})
+	if err != nil {
+		rt.Fatalf("getting the node: %v", err)
+	}
+	marks := drain.ReadMarks(node)
+	for name := range m.standing {
+		if !node.Spec.Unschedulable {
+			rt.Fatalf("threat %s stands, node %s is schedulable (holds %s)", name, nodeName, marks.Holds)
+		}
+	}
+	if len(m.standing) > 0 || len(m.lag) > 0 {
+		return
+	}
+	if node.Spec.Unschedulable || marks.Held() || node.Labels[drain.LabelHeld] != "" {
+		rt.Fatalf("no threat stands, node still held: unschedulable %v, holds %s, labels %v, taints %v",
+			node.Spec.Unschedulable, marks.Holds, node.Labels, node.Spec.Taints)
+	}
+}
+
+// modelHooks answers like Auto Scaling: an action completed is over, and a
+// heartbeat or a second completion says so.
+type modelHooks struct {
+	mu        sync.Mutex
+	completed map[string]bool
+}
+
+func (h *modelHooks) Heartbeat(_ context.Context, l event.Lifecycle) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.completed[l.Token] {
+		return fmt.Errorf("recording heartbeat: %w", lifecycle.ErrInactive)
+	}
+	return nil
+}
+
+func (h *modelHooks) Complete(_ context.Context, l event.Lifecycle) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	already := h.completed[l.Token]
+	h.completed[l.Token] = true
+	return already, nil
+}
+
+func (h *modelHooks) done(tok string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.completed[tok]
+}
