@@ -13,7 +13,8 @@ import (
 // every annotation Drainpipe writes.
 func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
 	want := map[string]map[string]string{
-		"drainpipe-node-changes": {"maxValue": strconv.Itoa(drain.MaxAnnotationChars), "maxReport": strconv.Itoa(drain.MaxReportChars)},
+		"drainpipe-node-changes": {"maxValue": strconv.Itoa(drain.MaxAnnotationChars), "maxReport": strconv.Itoa(drain.MaxReportChars),
+			"maxHolds": strconv.Itoa(drain.MaxHoldsChars)},
 		"drainpipe-pod-changes":  {"maxValue": strconv.Itoa(drain.MaxAnnotationChars)},
 	}
 	seen := 0
@@ -42,7 +43,7 @@ func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
 			}
 		}
 	}
-	if seen != 3 {
-		t.Errorf("found %d of the 3 bounds: policies renamed?", seen)
+	if seen != 4 {
+		t.Errorf("found %d of the 4 bounds: policies renamed?", seen)
 	}
 }

@@ -2,10 +2,14 @@ package drain
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/drainpipe/drainpipe/internal/event"
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 // The worst case of every annotation Drainpipe writes, in characters as
@@ -14,14 +18,14 @@ import (
 // most (room to grow).
 func TestAnnotationsFitThePolicyBounds(t *testing.T) {
 	const (
-		pod   = 63 + 1 + 253 // namespace/name at their longest
-		kind  = 63           // a taint value at its longest
-		event = 512          // a Health event ARN at its longest (internal/event)
+		pod     = 63 + 1 + 253 // namespace/name at their longest
+		kind    = 63           // a taint value at its longest
+		eventID = 512          // a Health event ARN at its longest (internal/event)
 	)
 	long := func(n int) string { return strings.Repeat("a", n) }
 	escaped := strings.Repeat("<", 2*maxText) // each "<" is six characters in JSON
 	at := time.Date(2026, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -12*3600))
-	req := Request{Node: long(253), Kind: long(kind), EventID: long(event), Deadline: at}
+	req := Request{Node: long(253), Kind: long(kind), EventID: long(eventID), Deadline: at}
 
 	var rep Report
 	for range 3 * maxListed {
@@ -39,7 +43,7 @@ func TestAnnotationsFitThePolicyBounds(t *testing.T) {
 		t.Error("Summarize changed the Report's reasons")
 	}
 
-	in := Interruption{Kind: long(kind), Deadline: at.UTC().Format(annotationTimeLayout), EventID: long(event),
+	in := Interruption{Kind: long(kind), Deadline: at.UTC().Format(annotationTimeLayout), EventID: long(eventID),
 		EvictAt: at.UTC().Format(annotationTimeLayout)}
 	prevLabel := long(63)
 	restore, _ := json.Marshal(restoreRecord{Unschedulable: true, Label: true, LabelPrevious: &prevLabel})
@@ -49,12 +53,20 @@ func TestAnnotationsFitThePolicyBounds(t *testing.T) {
 	}
 	actedJSON, _ := json.Marshal(acted)
 	sum, _ := json.Marshal(report)
+	var holds hold.Set
+	for i := range hold.Max + 1 {
+		h := hold.Of(event.Interruption{Kind: event.Kind(long(kind)), EventID: fmt.Sprint(i) + long(eventID-3), Time: at,
+			Deadline: at, End: at}, long(12), at)
+		h.Time = at.Format(time.RFC3339Nano)
+		holds, _ = holds.With(h)
+	}
 
 	for _, c := range []struct {
 		name, value string
 		max         int
 	}{
 		{AnnotationReport, string(sum), MaxReportChars},
+		{AnnotationHolds, holds.Encode(), MaxHoldsChars},
 		{AnnotationInterruption, in.encode(), MaxAnnotationChars / 2},
 		{AnnotationRestore, string(restore), MaxAnnotationChars / 2},
 		{AnnotationActed, string(actedJSON), MaxAnnotationChars / 2},

@@ -24,11 +24,12 @@ const maxText = 200
 
 // What the admission policy (deploy/admission-policy.yaml) lets group
 // drainpipe write in one annotation value, in characters: the drain report
-// up to MaxReportChars, every other annotation Drainpipe writes (on a node
-// or a pod) up to MaxAnnotationChars. The worst case of each fits; a test
+// up to MaxReportChars, the node's holds up to MaxHoldsChars, every other
+// annotation Drainpipe writes (on a node or a pod) up to MaxAnnotationChars. The worst case of each fits; a test
 // measures it, and another checks the policy says the same numbers.
 const (
 	MaxReportChars     = 65536
+	MaxHoldsChars      = 8192
 	MaxAnnotationChars = 2048
 )
 

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// Max bounds the set: past it, adding a hold drops the one whose threat
+// Max bounds the set: past it, adding a hold drops the other whose threat
 // is oldest (see With). Each kind of threat has one source and an instance
 // faces few at once, so eight covers every sequence AWS sends; the
 // encoded set stays well under the admission policy's 2,048 characters.
@@ -143,7 +143,8 @@ func (s Set) Newest() (Hold, bool) {
 // instance's drain comes back with a later one each time), a later threat
 // time and a new end replace theirs. A notice older than the hold it
 // refreshes changes nothing. Past Max, the hold with the oldest threat
-// time makes room. changed is false when the set is already so.
+// time among the others makes room (the notice at hand is always kept).
+// changed is false when the set is already so.
 func (s Set) With(h Hold) (out Set, changed bool) {
 	i := slices.IndexFunc(s, func(o Hold) bool { return o.Key() == h.Key() })
 	if i < 0 {
