@@ -132,7 +132,7 @@ func TestAdmissionPolicyLimitsNodeChanges(t *testing.T) {
 	}
 	if err := merge(client, nodes[0].Name, map[string]any{
 		"spec":     map[string]any{"unschedulable": false, "taints": others},
-		"metadata": map[string]any{"labels": map[string]any{drain.ExcludeFromLBLabel: nil}, "annotations": map[string]any{drain.AnnotationEventID: nil}},
+		"metadata": map[string]any{"labels": map[string]any{drain.ExcludeFromLBLabel: nil}, "annotations": map[string]any{drain.AnnotationEventID: nil, drain.AnnotationRestore: nil}},
 	}); err != nil {
 		t.Errorf("uncordoning as group drainpipe: %v", err)
 	}
@@ -275,4 +275,59 @@ func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
 				n.Spec.Unschedulable, n.Labels, n.Spec.Taints)
 		}
 	})
+}
+
+// The restore record is tied to the cordon it describes: group drainpipe
+// cannot uncordon, or put the load-balancer label back, and keep the
+// record (which could later undo an operator's cordon or label). And an
+// operator's `kubectl uncordon` then `kubectl cordon` under Drainpipe's
+// hold is theirs: the give-back leaves the node unschedulable.
+func TestAdmissionPolicyTiesTheRecordToItsCordon(t *testing.T) {
+	ctx, env, client := rbacScene(t)
+	applyPolicy(t, ctx, env.Client)
+	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
+	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
+	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
+		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
+	hold := func(node string) {
+		t.Helper()
+		if _, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{Node: node, Kind: "spot-interruption",
+			EventID: "vap-record", Deadline: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatalf("cordoning as group drainpipe: %v", err)
+		}
+	}
+	held := nodes[0].Name
+	hold(held)
+	for _, c := range []struct {
+		name  string
+		patch any
+	}{
+		{"uncordon keeping the record", map[string]any{"spec": map[string]any{"unschedulable": false}}},
+		{"label put back keeping the record", labelPatch(drain.ExcludeFromLBLabel, nil)},
+	} {
+		if err := merge(client, held, c.patch); err == nil || !strings.Contains(err.Error(), nodePolicy) {
+			t.Errorf("%s as group drainpipe: %v, want refused by %s", c.name, err, nodePolicy)
+		}
+	}
+
+	operators := nodes[1].Name
+	hold(operators)
+	for _, v := range []any{nil, true} { // kubectl uncordon, then kubectl cordon
+		body, _ := json.Marshal(map[string]any{"spec": map[string]any{"unschedulable": v}})
+		if _, err := env.Client.CoreV1().Nodes().Patch(ctx, operators, types.MergePatchType, body,
+			metav1.PatchOptions{FieldManager: "kubectl-cordon"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, err := drain.Uncordon(ctx, client, operators, drain.Match{}); err != nil || !g.Back {
+		t.Fatalf("giving back as group drainpipe: %+v, %v", g, err)
+	}
+	n, err := env.Client.CoreV1().Nodes().Get(ctx, operators, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.Spec.Unschedulable || drain.ReadMarks(n).Held() {
+		t.Errorf("after the give-back: unschedulable %v, marks %+v; want the operator's cordon kept, Drainpipe's marks gone",
+			n.Spec.Unschedulable, drain.ReadMarks(n))
+	}
 }

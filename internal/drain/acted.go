@@ -80,7 +80,7 @@ func RecordActed(ctx context.Context, client kubernetes.Interface, name, key str
 		if err != nil {
 			return fmt.Errorf("encoding node patch: %w", err)
 		}
-		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
+		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, patchOptions())
 		if err == nil {
 			return nil
 		}

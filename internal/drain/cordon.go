@@ -72,7 +72,7 @@ func (d *Drainer) cordon(ctx context.Context, req Request, log *slog.Logger) (Su
 		if err != nil {
 			return prev, fmt.Errorf("encoding node patch: %w", err)
 		}
-		_, err = d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, body, metav1.PatchOptions{})
+		_, err = d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, body, patchOptions())
 		if err == nil {
 			log.Info("node cordoned", slog.Any("changed", changed), slog.String("taint_effect", d.cfg.TaintEffect))
 			d.emit(Event{Type: EventCordoned, Node: req.Node, GraceSeconds: -1})

@@ -44,7 +44,7 @@ func MarkOutOfService(ctx context.Context, client kubernetes.Interface, name str
 		if err != nil {
 			return false, fmt.Errorf("encoding node patch: %w", err)
 		}
-		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{})
+		_, err = client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, body, patchOptions())
 		if err == nil {
 			return true, nil
 		}

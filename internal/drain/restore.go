@@ -2,8 +2,10 @@ package drain
 
 import (
 	"encoding/json"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drainpipe/drainpipe/internal/hold"
 )
@@ -94,7 +96,7 @@ func ReadMarks(node *corev1.Node) Marks {
 		var r restoreRecord
 		if json.Unmarshal([]byte(raw), &r) == nil {
 			m.record = &r
-			m.Cordoned = r.Unschedulable && node.Spec.Unschedulable
+			m.Cordoned = r.Unschedulable && node.Spec.Unschedulable && !cordonedByOther(node)
 		}
 	}
 	for _, t := range node.Spec.Taints {
@@ -133,4 +135,38 @@ func readHolds(a map[string]string) hold.Set {
 	}
 	return hold.Legacy(a[AnnotationKind], a[AnnotationEventID], a[AnnotationThreatTime], a[AnnotationDeadline],
 		a[AnnotationThreatEnd], a[AnnotationFirstSeen])
+}
+
+// FieldManager names Drainpipe's writes to nodes in their managedFields,
+// so a give-back can tell whether spec.unschedulable is still as its
+// cordon set it.
+const FieldManager = "drainpipe"
+
+// ownManagers are the field managers of Drainpipe's node writes: its own,
+// and the function's binary name, which earlier releases' writes carry.
+var ownManagers = []string{FieldManager, "bootstrap"}
+
+// patchOptions are the options of every node write that may change what
+// a hold took.
+func patchOptions() metav1.PatchOptions { return metav1.PatchOptions{FieldManager: FieldManager} }
+
+// cordonedByOther reports a node whose spec.unschedulable was last set by
+// someone else than Drainpipe (an operator's `kubectl uncordon` then
+// `kubectl cordon` while Drainpipe held it): that cordon is theirs, and a
+// give-back leaves it, whatever the restore record says.
+func cordonedByOther(node *corev1.Node) bool {
+	for _, e := range node.ManagedFields {
+		if e.FieldsV1 == nil || slices.Contains(ownManagers, e.Manager) {
+			continue
+		}
+		var f struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if json.Unmarshal(e.FieldsV1.Raw, &f) == nil {
+			if _, ok := f.Spec["f:unschedulable"]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }

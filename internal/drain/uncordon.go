@@ -126,7 +126,7 @@ func uncordon(ctx context.Context, client kubernetes.Interface, name string, rea
 		if err != nil {
 			return g, fmt.Errorf("encoding node patch: %w", err)
 		}
-		opts := metav1.PatchOptions{}
+		opts := patchOptions()
 		if match.DryRun {
 			opts.DryRun = []string{metav1.DryRunAll}
 		}
@@ -207,7 +207,7 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 	p := restorePatch{Metadata: restoreMeta{ResourceVersion: node.ResourceVersion}}
 	var changed []string
 	spec := &restoreSpec{}
-	if m.record != nil && m.record.Unschedulable && node.Spec.Unschedulable {
+	if m.record != nil && m.record.Unschedulable && node.Spec.Unschedulable && !cordonedByOther(node) {
 		f := false
 		spec.Unschedulable = &f
 		changed = append(changed, "unschedulable")

@@ -53,7 +53,7 @@ func (d *Drainer) CordonUntouched(ctx context.Context, req Request, u Untouched,
 		log = d.log
 	}
 	log = log.With(slog.String("node", req.Node), slog.String("event_id", req.EventID))
-	node, err := d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.JSONPatchType, body, metav1.PatchOptions{})
+	node, err := d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.JSONPatchType, body, patchOptions())
 	switch {
 	case apierrors.IsNotFound(err) || apierrors.IsInvalid(err) || isUnprocessable(err):
 		return nil, fmt.Errorf("cordoning %s unread: %w (%w)", req.Node, ErrTouched, err)
