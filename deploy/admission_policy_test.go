@@ -15,7 +15,7 @@ func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
 	want := map[string]map[string]string{
 		"drainpipe-node-changes": {"maxValue": strconv.Itoa(drain.MaxAnnotationChars), "maxReport": strconv.Itoa(drain.MaxReportChars),
 			"maxHolds": strconv.Itoa(drain.MaxHoldsChars)},
-		"drainpipe-pod-changes":  {"maxValue": strconv.Itoa(drain.MaxAnnotationChars)},
+		"drainpipe-pod-changes": {"maxValue": strconv.Itoa(drain.MaxAnnotationChars)},
 	}
 	seen := 0
 	for _, p := range policyManifest(t) {
