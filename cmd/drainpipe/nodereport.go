@@ -21,6 +21,10 @@ func nodeReport(ctx context.Context, c cli, s *session, client kubernetes.Interf
 	}
 	m := drain.ReadMarks(node)
 	fmt.Fprintf(c.Stdout, "node %s: %s, event %s, deadline %s, held: %s\n", name, dash(m.Kind), dash(m.EventID), dash(m.Deadline), strings.Join(heldList(m), ","))
+	for _, h := range m.Holds {
+		fmt.Fprintf(c.Stdout, "hold %s: threat at %s, deadline %s, ends by %s, since %s\n", h.Key(), dash(h.Time), dash(h.Deadline),
+			dash(h.End), dash(h.Since))
+	}
 	sum, ok := drain.ReadSummary(node)
 	if !ok {
 		fmt.Fprintln(c.Stdout, "no drain report on the node")

@@ -93,7 +93,7 @@ func printNodes(out io.Writer, held []heldNode, format string) error {
 	wide := format == "wide"
 	header := "NODE\tKIND\tEVENT\tDEADLINE\tSINCE\tHELD"
 	if wide {
-		header += "\tINSTANCE\tZONE"
+		header += "\tINSTANCE\tZONE\tHOLDS"
 	}
 	fmt.Fprintln(w, header)
 	for _, h := range held {
@@ -101,7 +101,7 @@ func printNodes(out io.Writer, held []heldNode, format string) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", m.Node, dash(m.Kind), dash(m.EventID), dash(m.Deadline), dash(m.Since),
 			dash(strings.Join(h.Held, ",")))
 		if wide {
-			fmt.Fprintf(w, "\t%s\t%s", dash(h.Instance), dash(h.Zone))
+			fmt.Fprintf(w, "\t%s\t%s\t%s", dash(h.Instance), dash(h.Zone), dash(strings.Join(m.Holds.Keys(), ",")))
 		}
 		fmt.Fprintln(w)
 	}

@@ -15,6 +15,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/hold"
 	"github.com/drainpipe/drainpipe/test/sandbox"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
@@ -188,4 +189,17 @@ func lineOf(out, name string) string {
 		}
 	}
 	return ""
+}
+
+// `drainpipe nodes -o wide` names every hold of a node, not only the
+// newest.
+func TestNodesWideShowsEveryHold(t *testing.T) {
+	var out strings.Builder
+	m := drain.Marks{Node: "n1", Kind: "asg-lifecycle", Holds: hold.Set{{Kind: "scheduled-change", ID: "arn"}, {Kind: "asg-lifecycle", ID: "tok"}}}
+	if err := printNodes(&out, []heldNode{{Marks: m, Held: []string{"cordon"}}}, "wide"); err != nil {
+		t.Fatal(err)
+	}
+	if line := lineOf(out.String(), "n1"); !strings.Contains(line, "scheduled-change/arn,asg-lifecycle/tok") {
+		t.Errorf("wide line %q does not name both holds", line)
+	}
 }

@@ -126,8 +126,14 @@ func hasDrainpipeAnnotation(node *corev1.Node) bool {
 
 // readHolds reads a node's set of holds; a node without the set (held by
 // an earlier release) or with one that cannot be read has the set of one
-// its single-hold marks describe.
+// its single-hold marks describe, and a node without those marks none.
 func readHolds(a map[string]string) hold.Set {
+	if a[AnnotationKind] == "" {
+		// Every write of a set keeps the kind beside it: a set without
+		// one was left by a release that knows no set when it gave the
+		// node back.
+		return nil
+	}
 	if raw, ok := a[AnnotationHolds]; ok {
 		if set, err := hold.Parse(raw); err == nil {
 			return set
@@ -143,8 +149,9 @@ func readHolds(a map[string]string) hold.Set {
 const FieldManager = "drainpipe"
 
 // ownManagers are the field managers of Drainpipe's node writes: its own,
-// and the function's binary name, which earlier releases' writes carry.
-var ownManagers = []string{FieldManager, "bootstrap"}
+// which is also what the API server derives from its User-Agent
+// (drainpipe/VERSION) for earlier releases' writes that named none.
+var ownManagers = []string{FieldManager}
 
 // patchOptions are the options of every node write that may change what
 // a hold took.

@@ -45,3 +45,20 @@ func leave(node *corev1.Node, m Marks, match Match) string {
 	}
 	return why
 }
+
+// Marks an earlier release wrote read as a set of one; a set an earlier
+// release left behind when it gave the node back (its single-hold marks
+// gone) is no hold.
+func TestEarlierReleasesMarks(t *testing.T) {
+	legacy := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: map[string]string{
+		AnnotationKind: "spot-interruption", AnnotationEventID: "e1", AnnotationFirstSeen: "2026-11-20T10:00:00Z",
+		AnnotationDeadline: "2026-11-20T10:02:00Z"}}}
+	if got := ReadMarks(legacy).Holds; len(got) != 1 || got[0].Key().String() != "spot-interruption/e1" || got[0].Deadline == "" {
+		t.Errorf("an earlier release's hold reads as %v, want a set of one", got)
+	}
+	stale := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Annotations: map[string]string{
+		AnnotationHolds: `[{"kind":"asg-lifecycle","id":"tok","since":"2026-11-20T10:00:00Z"}]`}}}
+	if got := ReadMarks(stale).Holds; len(got) != 0 {
+		t.Errorf("a set left on a node given back reads as %v, want none", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
@@ -118,7 +119,9 @@ func (l *live) markAsEarlier(t *testing.T, name string, c earlierCase) {
 	for k, v := range c.Node.Annotations {
 		n.Annotations[k] = v
 	}
-	if _, err := l.k8s.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+	// As the earlier release wrote them: its User-Agent, drainpipe/VERSION,
+	// named its writes' field manager.
+	if _, err := l.k8s.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: drain.FieldManager}); err != nil {
 		t.Fatalf("marking %s as %s left it: %v", name, c.Name, err)
 	}
 }
