@@ -180,12 +180,7 @@ func patchNode(ctx context.Context, t *testing.T, c kubernetes.Interface, node s
 // annotation; it still cordons, taints (NoSchedule, PreferNoSchedule),
 // taints out of service and gives back its own hold exactly.
 func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
-	ctx, env, client := rbacScene(t)
-	applyPolicy(t, ctx, env.Client)
-	nodes := env.Nodes(ctx, 3, fixture.NodeOptions{})
-	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
-	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
-		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
+	ctx, env, client, nodes, merge := policyScene(t, 3)
 
 	// An administrator's node: cordoned, excluded from load balancers, and
 	// annotated under drainpipe.dev/ (not a key Drainpipe writes).
@@ -283,12 +278,7 @@ func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
 // operator's `kubectl uncordon` then `kubectl cordon` under Drainpipe's
 // hold is theirs: the give-back leaves the node unschedulable.
 func TestAdmissionPolicyTiesTheRecordToItsCordon(t *testing.T) {
-	ctx, env, client := rbacScene(t)
-	applyPolicy(t, ctx, env.Client)
-	nodes := env.Nodes(ctx, 2, fixture.NodeOptions{})
-	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
-	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
-		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
+	ctx, env, client, nodes, merge := policyScene(t, 2)
 	hold := func(node string) {
 		t.Helper()
 		if _, err := drain.New(client, drain.DefaultConfig(), nil).Run(ctx, drain.Request{Node: node, Kind: "spot-interruption",
@@ -330,4 +320,19 @@ func TestAdmissionPolicyTiesTheRecordToItsCordon(t *testing.T) {
 		t.Errorf("after the give-back: unschedulable %v, marks %+v; want the operator's cordon kept, Drainpipe's marks gone",
 			n.Spec.Unschedulable, drain.ReadMarks(n))
 	}
+}
+
+// policyScene is the RBAC scene with the admission policies applied and
+// in force (a foreign label refused), n nodes, and a merge patch of a node
+// as a given client.
+func policyScene(t *testing.T, n int) (context.Context, *fixture.Env, kubernetes.Interface, []*corev1.Node,
+	func(kubernetes.Interface, string, any) error) {
+	t.Helper()
+	ctx, env, client := rbacScene(t)
+	applyPolicy(t, ctx, env.Client)
+	nodes := env.Nodes(ctx, n, fixture.NodeOptions{})
+	merge := func(c kubernetes.Interface, node string, patch any) error { return patchNode(ctx, t, c, node, patch) }
+	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
+		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
+	return ctx, env, client, nodes, merge
 }

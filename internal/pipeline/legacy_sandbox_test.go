@@ -24,7 +24,7 @@ func TestRestoreOrderedByFirstSeenWithoutThreatTime(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cordoned := s.clock.Now().Add(-time.Minute).UTC().Truncate(time.Second)
-	n, id := s.node(ctx, fixture.NodeOptions{Unschedulable: true,
+	n, id := s.node(ctx, fixture.NodeOptions{Unschedulable: true, FieldManager: drain.FieldManager,
 		Annotations: map[string]string{
 			drain.AnnotationKind: string(event.KindSpotInterruption), drain.AnnotationEventID: "spot-old",
 			drain.AnnotationDeadline:  cordoned.Add(time.Minute).Format(time.RFC3339),
