@@ -3,16 +3,16 @@
 // by waiting for the new instance's node to be Ready.
 //
 // A task whose newest notice is a restore (state pending/running, Health
-// notice closed) gives back the node Drainpipe holds for that threat
-// (drain.Uncordon) and takes nothing, unless the node's threat time
-// (drain.AnnotationThreatTime) is not before the restore's: then the
-// restore was overtaken on its way and ends with that reason. A launch
-// hook in the task is completed as a launch after the give-back;
-// a terminate hook suppresses the restore; a node without Drainpipe's marks
-// costs one GET. A rebalance-only cordon is held for its hold by asking
-// for its message back then (Result.HoldFor) and given back when it
-// returns, unless an interruption has since taken the node or EC2 no
-// longer reports the instance running.
+// notice closed) ends the node's holds that restore is for
+// (drain.Uncordon): a hold whose threat was announced at or after the
+// restore stays (the restore was overtaken on its way), as does every
+// other threat's hold, and the node comes back only when none is left
+// (internal/hold). A launch hook in the task is completed as a launch
+// after the give-back, ending the warm pool's holds; a terminate hook
+// suppresses the restore; a node without Drainpipe's marks costs one GET.
+// A rebalance-only cordon is held for its hold by asking for its message
+// back then (Result.HoldFor), and its hold ends when it returns: then, or
+// earlier when another threat holds the node too.
 //
 // The pipeline hands it what it needs (Deps): the batch's instance
 // lookup, a client per cluster, the node on an instance, the invocation's
