@@ -140,8 +140,8 @@ func (s Set) Newest() (Hold, bool) {
 
 // With adds h to the set, or refreshes the hold with its key: its Since
 // and By stay, an earlier deadline of the same threat stands (a stopped
-// instance's drain comes back with a later one each time), a later threat
-// time and a new end replace theirs. A notice older than the hold it
+// instance's drain comes back with a later one each time), and a later
+// threat time or end replaces its own. A notice older than the hold it
 // refreshes changes nothing. Past Max, the hold with the oldest threat
 // time among the others makes room (the notice at hand is always kept).
 // changed is false when the set is already so.
@@ -163,8 +163,8 @@ func (s Set) With(h Hold) (out Set, changed bool) {
 	if h.Deadline != "" && (cur.Deadline == "" || parse(h.Deadline).Before(parse(cur.Deadline))) {
 		next.Deadline = h.Deadline
 	}
-	if h.End != "" && (cur.Time == "" || !parse(h.Time).Before(parse(cur.Time))) {
-		next.End = h.End
+	if h.End != "" && parse(h.End).After(parse(cur.End)) {
+		next.End = h.End // the later end: a threat is over no earlier than any notice of it said
 	}
 	if next == cur {
 		return s, false

@@ -32,6 +32,10 @@ func TestWith(t *testing.T) {
 	if got[0].Deadline != spot.Deadline || got[0].Time != later.Time || got[0].By != "a" || got[0].Since != spot.Since {
 		t.Errorf("refresh: %+v, want the earlier deadline, the later time, the first taker", got[0])
 	}
+	ends, _ := got.With(Hold{Kind: "spot-interruption", ID: "e1", End: stamp(time.Hour)})
+	if ends, _ = ends.With(Hold{Kind: "spot-interruption", ID: "e1", End: stamp(time.Minute)}); ends[0].End != stamp(time.Hour) {
+		t.Errorf("end %s, want the later of the two notices'", ends[0].End)
+	}
 	retire := Hold{Kind: "scheduled-change", ID: "arn", Time: stamp(-time.Hour), Since: stamp(0)}
 	got, _ = got.With(retire)
 	if len(got) != 2 || got[0].Kind != "spot-interruption" || !got.Has(retire.Key()) {

@@ -52,6 +52,7 @@ type Actor struct {
 	clock      Clock
 	log        *slog.Logger
 	keeper     *lifecycle.Keeper
+	lives      lives // each group's terminate action life, as first read
 	restorer   *restore.Restorer
 	groups     *group.Limiter
 	gates      gates                                      // each prepared batch's: cordons before evictions
@@ -210,9 +211,11 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	check := a.pendingCheck(t, *hooks)
 	by := delivery()
+	holds := holdsOf(t, by, now)
+	a.recordLife(ctx, t, holds)
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
 		Evict: t.Action == policy.ActionCordonAndDrain, EventTime: restore.NewestTime(t.Interruptions),
-		Holds: holdsOf(t, by, now), By: by, AfterCordon: a.beforeEvictions(t.InstanceID, check)}
+		Holds: holds, By: by, AfterCordon: a.beforeEvictions(t.InstanceID, check)}
 	// A stopped instance's kubelet is gone: its evicted pods stay
 	// Terminating until the node controller removes them. Evict (budgets
 	// still respected) for a short while, then acknowledge, rather than

@@ -150,3 +150,34 @@ func TestOutOfServiceWithoutHoldGivenBackWhole(t *testing.T) {
 		t.Errorf("node after running: %+v, labels %v; want no Drainpipe mark left", m, got.Labels)
 	}
 }
+
+// lifeHooks are fakeHooks that also say how long a group's terminate
+// action can last.
+type lifeHooks struct {
+	*fakeHooks
+	life time.Duration
+}
+
+func (h lifeHooks) ActionLife(context.Context, string, []string) (time.Duration, error) { return h.life, nil }
+
+// A redelivered terminate action records on its hold when the action ends
+// at the latest (its start plus the life read then), for the sweep.
+func TestRedeliveredActionRecordsItsLife(t *testing.T) {
+	hooks := lifeHooks{fakeHooks: &fakeHooks{}, life: 3 * time.Hour}
+	s := newLiveSceneWith(t, Config{}, func(d *Deps) { d.Hooks = hooks })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	n, id := s.node(ctx, fixture.NodeOptions{})
+	in := hookOn(id, "prod-workers", "tok-life", s.clock.Now().Truncate(time.Second))
+	for rc := 1; rc <= 2; rc++ {
+		act(t, ctx, s, id, policy.ActionCordon, rc, in)
+		m := s.get(ctx, t, n.Name)
+		want := ""
+		if rc == 2 {
+			want = hold.Stamp(in.Time.Add(3 * time.Hour))
+		}
+		if len(m.Holds) != 1 || m.Holds[0].End != want {
+			t.Errorf("delivery %d: holds %+v, want one ending %q", rc, m.Holds, want)
+		}
+	}
+}

@@ -174,3 +174,23 @@ func TestNewNamesEveryMissingDependency(t *testing.T) {
 		}
 	}
 }
+
+// A terminate hold whose action's life was recorded while it was pending
+// (hold.Hold.End) is bounded by that, not by a timeout lowered since.
+func TestJudgeKeepsTheRecordedActionLife(t *testing.T) {
+	t0 := sweepNow.Add(-24 * time.Hour)
+	n := heldNode("n", idA, "asg-lifecycle", t0, time.Time{})
+	n.Annotations[drain.AnnotationHolds] = hold.Set{{Kind: "asg-lifecycle", ID: "tok", Time: hold.Precise(t0),
+		End: hold.Stamp(t0.Add(10 * time.Hour)), Since: hold.Stamp(t0)}}.Encode()
+	lowered := life{d: time.Hour, from: "the hooks' timeout now"}
+	judge := func(at time.Time) verdict {
+		s := &Sweeper{cfg: Config{Margin: DefaultMargin}, d: Deps{Now: func() time.Time { return at }}}
+		return s.judge(held{cluster: "a", node: n, instance: instanceOf(n), life: lowered}, running(idA, "a"), true, nil)
+	}
+	if v := judge(t0.Add(2 * time.Hour)); v.what != "" {
+		t.Errorf("past the lowered life, before the recorded one: %q (%s), want left", v.what, v.why)
+	}
+	if v := judge(t0.Add(10*time.Hour + DefaultMargin)); v.what != RepairGivenBack {
+		t.Errorf("past the recorded life and the margin: %q (%s), want given back", v.what, v.why)
+	}
+}

@@ -143,6 +143,11 @@ func (s *Sweeper) judgeHold(hd hold.Hold, l life, events []instance.ScheduledEve
 	case event.KindASGLifecycle:
 		l = l.orMax()
 		end := actionStart(hd, since).Add(l.d)
+		if recorded, err := time.Parse(time.RFC3339, hd.End); err == nil && recorded.After(end) {
+			// The life first read while the action was pending: a timeout
+			// lowered since does not end it sooner.
+			end, l.d, l.from = recorded, recorded.Sub(actionStart(hd, since)), "as read while the action was pending"
+		}
 		if now.Before(end.Add(s.cfg.Margin)) {
 			return false, fmt.Sprintf("a terminate lifecycle action may still be pending until %s (%s, %s): the instance goes with it",
 				end.UTC().Format(time.RFC3339), l.d, l.from)
