@@ -158,7 +158,9 @@ type lifeHooks struct {
 	life time.Duration
 }
 
-func (h lifeHooks) ActionLife(context.Context, string, []string) (time.Duration, error) { return h.life, nil }
+func (h lifeHooks) ActionLife(context.Context, string, []string) (time.Duration, error) {
+	return h.life, nil
+}
 
 // A redelivered terminate action records on its hold when the action ends
 // at the latest (its start plus the life read then), for the sweep.
