@@ -23,6 +23,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
 	"github.com/drainpipe/drainpipe/internal/policy"
+	"github.com/drainpipe/drainpipe/internal/sweep"
 )
 
 // TestHoldsModel drives the real pipeline and drainer over one node with
@@ -34,7 +35,9 @@ import (
 // has been delivered, the node must be held for every threat that stands
 // (never early), and, unless a threat's notice came after the notice that
 // ended it (only the sweep can tell then), be fully back in service when
-// none stands (never late).
+// none stands (never late). The sweep, run past every threat's bound and
+// margin, gives back what such a late notice left: then too the node must
+// be back once nothing stands.
 func TestHoldsModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newHoldsModel(rt)
@@ -48,6 +51,7 @@ func TestHoldsModel(t *testing.T) {
 			"launch":    m.launch,
 			"deliver":   m.deliver,
 			"duplicate": m.duplicate,
+			"sweep":     m.sweepLater,
 			"":          m.check,
 		})
 	})
@@ -78,7 +82,9 @@ type holdsModel struct {
 	pending  []modelNotice
 	sent     []modelNotice // delivered at least once
 	inPool   bool
-	action   string // the active terminate action's token, or the pooled instance's
+	sweeper  *sweep.Sweeper
+	retireAt map[string]time.Time // each retirement's start, as EC2 lists it
+	action   string               // the active terminate action's token, or the pooled instance's
 	lag      []string
 }
 
@@ -89,7 +95,7 @@ func newHoldsModel(rt *rapid.T) *holdsModel {
 	client := fake.NewClientset(node)
 	hooks := &modelHooks{completed: map[string]bool{}}
 	m := &holdsModel{rt: rt, client: client, hooks: hooks, now: t0, state: "running",
-		standing: map[string]bool{}, ended: map[string]bool{}, endSeen: map[string]bool{}}
+		standing: map[string]bool{}, ended: map[string]bool{}, endSeen: map[string]bool{}, retireAt: map[string]time.Time{}}
 	clock := &fakeClock{now: t0}
 	logs := &syncWriter{w: &bytes.Buffer{}}
 	m.ec2 = &fakeInstances{known: map[string]instance.Instance{instID: ourInstance()}}
@@ -109,6 +115,15 @@ func newHoldsModel(rt *rapid.T) *holdsModel {
 		rt.Fatalf("New: %v", err)
 	}
 	m.r = &rig{actor: a, clock: clock}
+	m.sweeper, err = sweep.New(sweep.Config{Clusters: []string{"prod"}, OutOfService: true, Margin: sweep.DefaultMargin},
+		sweep.Deps{Clients: fakeClusters{client: client}, EC2: modelEC2{m}, Actor: a,
+			NodeOf: func(ctx context.Context, k kubernetes.Interface, _ instance.Instance) (*corev1.Node, error) {
+				return k.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+			},
+			Hooks: modelLife{}, Now: clock.Now})
+	if err != nil {
+		rt.Fatalf("sweep.New: %v", err)
+	}
 	return m
 }
 
@@ -137,8 +152,12 @@ func (m *holdsModel) retire(rt *rapid.T) {
 	}
 	name := "arn:aws:health:eu-west-1::event/EC2/" + m.id("retire")
 	m.standing[name] = true
+	// Retirements a day apart: EC2 and AWS Health name one event by its
+	// code and start.
+	start := m.now.Add(time.Duration(24*(2+len(m.retireAt))) * time.Hour).Truncate(time.Second)
+	m.retireAt[name] = start
 	m.send(modelNotice{name: name, threat: name, in: event.Interruption{Kind: event.KindScheduledChange,
-		EventID: name, Deadline: m.now.Add(48 * time.Hour), End: m.now.Add(72 * time.Hour)}})
+		EventID: name, Deadline: start, End: start.Add(24 * time.Hour), ScheduledCode: "instance-retirement"}})
 }
 
 func (m *holdsModel) closeRetirement(rt *rapid.T) {
@@ -297,6 +316,79 @@ func (m *holdsModel) check(rt *rapid.T) {
 		rt.Fatalf("no threat stands, node still held: unschedulable %v, holds %s, labels %v, taints %v",
 			node.Spec.Unschedulable, marks.Holds, node.Labels, node.Spec.Taints)
 	}
+}
+
+// sweepLater lets every threat's bound and the sweep's margin pass, once
+// every notice is delivered and no terminate action is pending or pooled
+// (their holds end with the launch), then runs the sweep. A Spot warning
+// whose instance still runs past its deadline is over: EC2 did not take
+// it.
+func (m *holdsModel) sweepLater(rt *rapid.T) {
+	if len(m.pending) > 0 || m.inPool || m.action != "" {
+		rt.Skip("notices in flight, or an action pending")
+	}
+	m.now = m.now.Add(80 * time.Hour)
+	for _, start := range m.retireAt { // past every window's end and the margin
+		if end := start.Add(25 * time.Hour); end.After(m.now) {
+			m.now = end
+		}
+	}
+	if m.state == "running" {
+		for name := range m.standing {
+			if strings.HasPrefix(name, "spot-") {
+				m.end(name)
+			}
+		}
+	}
+	m.r.clock.mu.Lock()
+	m.r.clock.now = m.now
+	m.r.clock.mu.Unlock()
+	rep := m.sweeper.Sweep(context.Background())
+	if len(rep.Errors) > 0 {
+		rt.Fatalf("sweep: %v", rep.Errors)
+	}
+	rt.Logf("sweep: %d repairs %+v, left %+v", len(rep.Repairs), rep.Repairs, rep.Left)
+	m.lag = nil
+}
+
+// modelEC2 is EC2 as the sweep reads it, from the model.
+type modelEC2 struct{ m *holdsModel }
+
+func (e modelEC2) Describe(_ context.Context, ids []string) (map[string]instance.Instance, error) {
+	inst := ourInstance()
+	inst.State = e.m.state
+	inst.Tags = map[string]string{"aws:autoscaling:groupName": "prod-workers"}
+	return map[string]instance.Instance{instID: inst}, nil
+}
+
+// Scheduled lists the retirements that stand, as EC2 lists a scheduled
+// event until it is over.
+func (e modelEC2) Scheduled(context.Context) ([]instance.ScheduledEvent, error) {
+	var out []instance.ScheduledEvent
+	for name := range e.m.standing {
+		if strings.Contains(name, "retire") {
+			out = append(out, instance.ScheduledEvent{InstanceID: instID, ID: name, Code: "instance-retirement",
+				NotBefore: e.m.retireAt[name]})
+		}
+	}
+	return out, nil
+}
+
+func (e modelEC2) Stopped(context.Context) (map[string]instance.Instance, error) {
+	out := map[string]instance.Instance{}
+	if e.m.state == "stopped" {
+		inst := ourInstance()
+		inst.State = "stopped"
+		out[instID] = inst
+	}
+	return out, nil
+}
+
+// modelLife: a terminate action of the group lasts an hour at most.
+type modelLife struct{}
+
+func (modelLife) ActionLife(context.Context, string, []string) (time.Duration, error) {
+	return time.Hour, nil
 }
 
 // modelHooks answers like Auto Scaling: an action completed is over, and a
