@@ -255,6 +255,7 @@ func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
 		}
 		cordon(t, mine, corev1.TaintEffectNoSchedule)
 		cordon(t, mine, corev1.TaintEffectPreferNoSchedule)
+		env.StopKubelet(ctx, mine)
 		if wrote, err := drain.MarkOutOfService(ctx, client, mine, time.Now()); err != nil || !wrote {
 			t.Fatalf("out-of-service taint as group drainpipe: wrote %v, %v", wrote, err)
 		}
@@ -265,7 +266,8 @@ func TestAdmissionPolicyTouchesOnlyDrainpipesOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.Spec.Unschedulable || n.Labels[drain.ExcludeFromLBLabel] != "false" || len(n.Spec.Taints) > 0 {
+		if n.Spec.Unschedulable || n.Labels[drain.ExcludeFromLBLabel] != "false" || hasTaint(n, drain.TaintKey) ||
+			hasTaint(n, drain.OutOfServiceTaintKey) {
 			t.Errorf("node after the give-back: unschedulable %v, labels %v, taints %v; want schedulable, label false, untainted",
 				n.Spec.Unschedulable, n.Labels, n.Spec.Taints)
 		}
@@ -335,4 +337,74 @@ func policyScene(t *testing.T, n int) (context.Context, *fixture.Env, kubernetes
 	awaitRefusal(ctx, t, nodePolicy, func() error { return merge(client, nodes[1].Name, labelPatch("team", "x")) },
 		func() error { return merge(env.Client, nodes[1].Name, labelPatch("team", nil)) })
 	return ctx, env, client, nodes, merge
+}
+
+func hasTaint(n *corev1.Node, key string) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// The out-of-service taint only where the kubelet is gone: group
+// drainpipe cannot put it on a Ready node (it would evict every pod
+// regardless of budgets and detach live volumes), cannot remove it and
+// keep its mark, and a mark that outlived its taint does not make a later
+// one (an operator's) Drainpipe's to remove.
+func TestAdmissionPolicyOutOfServiceOnlyWithoutKubelet(t *testing.T) {
+	ctx, env, client, nodes, merge := policyScene(t, 2)
+	ready, stopped := nodes[0].Name, nodes[1].Name
+	if _, err := drain.MarkOutOfService(ctx, client, ready, time.Now()); err == nil || !strings.Contains(err.Error(), nodePolicy) {
+		t.Errorf("out-of-service taint on a Ready node as group drainpipe: %v, want refused by %s", err, nodePolicy)
+	}
+	env.StopKubelet(ctx, stopped)
+	if wrote, err := drain.MarkOutOfService(ctx, client, stopped, time.Now()); err != nil || !wrote {
+		t.Fatalf("out-of-service taint on a node whose kubelet is gone: wrote %v, %v", wrote, err)
+	}
+	n, err := env.Client.CoreV1().Nodes().Get(ctx, stopped, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := func(n *corev1.Node) []corev1.Taint {
+		var out []corev1.Taint
+		for _, tn := range n.Spec.Taints {
+			if tn.Key != drain.OutOfServiceTaintKey {
+				out = append(out, tn)
+			}
+		}
+		return out
+	}
+	if err := merge(client, stopped, map[string]any{"spec": map[string]any{"taints": without(n)}}); err == nil ||
+		!strings.Contains(err.Error(), nodePolicy) {
+		t.Errorf("removing its out-of-service taint and keeping the mark: %v, want refused by %s", err, nodePolicy)
+	}
+	// An operator removes Drainpipe's taint (the mark stays), then puts their own.
+	if err := merge(env.Client, stopped, map[string]any{"spec": map[string]any{"taints": without(n)}}); err != nil {
+		t.Fatal(err)
+	}
+	later := metav1.NewTime(time.Now().Add(time.Hour).Truncate(time.Second))
+	theirs := append(without(n), corev1.Taint{Key: drain.OutOfServiceTaintKey, Value: "nodeshutdown",
+		Effect: corev1.TaintEffectNoExecute, TimeAdded: &later})
+	if err := merge(env.Client, stopped, map[string]any{"spec": map[string]any{"taints": theirs}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(client, stopped, map[string]any{"spec": map[string]any{"taints": without(n)},
+		"metadata": map[string]any{"annotations": map[string]any{drain.AnnotationOutOfService: nil}}}); err == nil ||
+		!strings.Contains(err.Error(), nodePolicy) {
+		t.Errorf("removing an operator's out-of-service taint under a stale mark: %v, want refused by %s", err, nodePolicy)
+	}
+	if m := drain.ReadMarks(mustNode(ctx, t, env.Client, stopped)); m.OutOfSvc {
+		t.Errorf("marks %+v: the operator's taint read as Drainpipe's", m)
+	}
+}
+
+func mustNode(ctx context.Context, t *testing.T, c kubernetes.Interface, name string) *corev1.Node {
+	t.Helper()
+	n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

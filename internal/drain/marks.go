@@ -24,7 +24,9 @@ const (
 	// restoreRecord), so a give-back undoes exactly that; it removes it.
 	AnnotationRestore = "drainpipe.dev/restore"
 	// AnnotationOutOfService marks an out-of-service taint Drainpipe put,
-	// the only one a give-back removes; it removes the mark with it.
+	// the only one a give-back removes; it removes the mark with it. Its
+	// value is the taint's timeAdded, so it names that taint and no later
+	// one ("true" from earlier releases).
 	AnnotationOutOfService = "drainpipe.dev/out-of-service"
 	// AnnotationHolds is the node's set of holds (internal/hold): one per
 	// threat that stands, each ended by its own give-back; the node's

@@ -103,7 +103,7 @@ func ReadMarks(node *corev1.Node) Marks {
 		switch {
 		case t.Key == TaintKey:
 			m.Tainted = true
-		case t.Key == OutOfServiceTaintKey && a[AnnotationOutOfService] == "true":
+		case ownOutOfService(t, a[AnnotationOutOfService]):
 			m.OutOfSvc = true
 		case t.Key == KarpenterDisruptedTaint || t.Key == KarpenterDisruptionTaintV0:
 			m.Karpenter = true

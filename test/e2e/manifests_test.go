@@ -67,6 +67,7 @@ func TestEKSEveryManifest(t *testing.T) {
 	if _, err := l.k8s.Client.CoreV1().Nodes().Patch(ctx, stopped.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	l.k8s.StopKubelet(ctx, stopped.Name) // the instance is stopped: its kubelet is gone
 	hook := l.pendingHook(hooked, "7a1e7b9c-0000-4000-8000-0000000000e9")
 	inst := awsfake.Instance{ID: fixture.InstanceID(stopped), PrivateDNSName: stopped.Name,
 		AvailabilityZone: stopped.Labels[corev1.LabelTopologyZone], Lifecycle: "spot",
