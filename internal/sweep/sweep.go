@@ -138,7 +138,7 @@ func New(cfg Config, d Deps) (*Sweeper, error) {
 
 // Repair is one thing a sweep set right (or, in a dry run, would have).
 type Repair struct {
-	What     string `json:"what"` // given-back, out-of-service, scheduled-event
+	What     string `json:"what"` // given-back, hold-ended, out-of-service, scheduled-event
 	Cluster  string `json:"cluster"`
 	Node     string `json:"node"`
 	Instance string `json:"instanceId"`
