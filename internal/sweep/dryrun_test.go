@@ -61,10 +61,12 @@ type fakeHooks struct {
 	life  time.Duration
 	err   error
 	reads int
+	names [][]string // the hook names each read was limited to
 }
 
-func (f *fakeHooks) ActionLife(context.Context, string, []string) (time.Duration, error) {
+func (f *fakeHooks) ActionLife(_ context.Context, _ string, names []string) (time.Duration, error) {
 	f.reads++
+	f.names = append(f.names, names)
 	return f.life, f.err
 }
 
@@ -312,6 +314,12 @@ func TestActionLife(t *testing.T) {
 			}
 			if h, ok := tt.hooks.(*fakeHooks); ok && h.reads > 1 {
 				t.Errorf("hooks read %d times for one group", h.reads)
+			}
+			// Every terminating hook of the group bounds the action, not
+			// only those Drainpipe answers: another's longer timeout keeps
+			// the instance going.
+			if h, ok := tt.hooks.(*fakeHooks); ok && len(h.names) > 0 && h.names[0] != nil {
+				t.Errorf("life read for hooks %v only, want every terminating hook of the group", h.names[0])
 			}
 		})
 	}
