@@ -147,3 +147,17 @@ func TestNTHCleanupFindsNTHMarks(t *testing.T) {
 		t.Errorf("nodes with NTH's marks: got %v, want %v", got, want)
 	}
 }
+
+// TestRunbookConfigCheckRuns runs the operations runbook's offline
+// commands on a saved function configuration that the function accepts.
+func TestRunbookConfigCheckRuns(t *testing.T) {
+	dir := t.TempDir()
+	fn := `{"FunctionName": "Drainpipe-Fn", "Environment": {"Variables": {"DRAINPIPE_CLUSTERS": "prod",
+		"DRAINPIPE_WEBHOOK_TEMPLATE": "{\"text\": \"{{ .Reason }}: node $(uname) \\\"{{ .NodeName }}\\\"\"}"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "fn.json"), []byte(fn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := runOffline(t, "operations.md", dir); n == 0 {
+		t.Fatal("operations.md runs no offline drainpipe command: has the runbook changed?")
+	}
+}

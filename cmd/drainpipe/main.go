@@ -54,6 +54,7 @@ func commands() map[string]command {
 		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [--resend] [--yes] [--max N] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
 		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
+		"config":     {usage: "config check [--function NAME] [FILE|-]   check a function's configuration as it does at start: every problem at once", run: configCmd},
 		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
 		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]   run one sweep: repair held nodes a lost notice left, print its report", run: sweepCmd},
 	}
