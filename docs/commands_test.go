@@ -1,9 +1,12 @@
 package docs
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -71,6 +74,9 @@ func shellLines(t *testing.T, doc string) []string {
 // offline are the commands that need no AWS account or cluster.
 var offline = []string{"drainpipe event", "drainpipe explain", "drainpipe nth-values", "drainpipe config check", "drainpipe webhook render", "drainpipe version"}
 
+// envPrefixRE matches the variables a command line sets for itself.
+var envPrefixRE = regexp.MustCompile(`^(?:[A-Z_]+='[^']*' )+`)
+
 // runOffline runs doc's offline drainpipe commands in dir (which holds the
 // files they read) and returns how many ran; each must exit 0.
 func runOffline(t *testing.T, doc, dir string) int {
@@ -81,7 +87,8 @@ func runOffline(t *testing.T, doc, dir string) int {
 	}
 	ran := 0
 	for _, c := range shellLines(t, doc) {
-		if !slices.ContainsFunc(offline, func(p string) bool { return strings.HasPrefix(c, p+" ") }) || strings.Contains(c, "--function ") {
+		bare := envPrefixRE.ReplaceAllString(c, "")
+		if !slices.ContainsFunc(offline, func(p string) bool { return strings.HasPrefix(bare, p+" ") }) || strings.Contains(c, "--function ") {
 			continue
 		}
 		sh := exec.Command("sh", "-c", c)
@@ -159,5 +166,45 @@ func TestRunbookConfigCheckRuns(t *testing.T) {
 	}
 	if n := runOffline(t, "operations.md", dir); n == 0 {
 		t.Fatal("operations.md runs no offline drainpipe command: has the runbook changed?")
+	}
+}
+
+// TestWebhookExamplesRender renders each webhook template the operations
+// guide gives, with a reason holding a quote, a backslash and a line
+// break: each must make valid JSON that carries the reason.
+func TestWebhookExamplesRender(t *testing.T) {
+	bin, err := drainpipeBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := "evicting \"db-0\": Cannot evict pod as it would violate the pod's disruption budget.\n\tC:\\tmp"
+	var n int
+	for _, line := range strings.Split(string(doc), "\n") {
+		tmpl, ok := strings.CutPrefix(line, "DRAINPIPE_WEBHOOK_TEMPLATE=")
+		if !ok || strings.HasPrefix(tmpl, "'") { // a shell line: runOffline's
+
+			continue
+		}
+		n++
+		cmd := exec.Command(bin, "webhook", "render", "--reason", reason)
+		cmd.Env = append(os.Environ(), "DRAINPIPE_WEBHOOK_TEMPLATE="+tmpl)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("template %s: %v", tmpl, err)
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Errorf("template %s renders invalid JSON (%v): %s", tmpl, err, out)
+		} else if strings.Contains(tmpl, "{{ .Reason }}") && !strings.Contains(fmt.Sprint(v), reason) {
+			t.Errorf("template %s: the reason does not come through unchanged: %s", tmpl, out)
+		}
+	}
+	if n < 4 {
+		t.Errorf("operations.md gives %d webhook templates, want Slack, Teams, PagerDuty and Chime", n)
 	}
 }

@@ -35,12 +35,8 @@ variable is unknown, 1 when the function cannot be read.
 Flags:`
 
 func configCmd(ctx context.Context, c cli, args []string) int {
-	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintln(c.Stderr, configUsage)
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return exitOK
-		}
-		return exitUsage
+	if _, code := subcommand(c, args, configUsage, "check"); code >= 0 {
+		return code
 	}
 	fs := newFlags(c, "config check", configUsage)
 	fn := fs.String("function", "", "the deployed function's name or ARN")

@@ -55,6 +55,7 @@ func commands() map[string]command {
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
 		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
 		"config":     {usage: "config check [--function NAME] [FILE|-]   check a function's configuration as it does at start: every problem at once", run: configCmd},
+		"webhook":    {usage: "webhook render|send [--reason TEXT] [--secret ARN | --secret-file FILE]   a sample notice through the webhook template; send posts it as a test", run: webhookCmd},
 		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
 		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]   run one sweep: repair held nodes a lost notice left, print its report", run: sweepCmd},
 	}
@@ -87,6 +88,19 @@ func run(ctx context.Context, c cli, args []string) int {
 		return exitUsage
 	}
 	return cmd.run(ctx, c, args[1:])
+}
+
+// subcommand picks a command's verb from args[0] (one of verbs), or
+// prints usage and returns the exit code: 0 for -h, 2 otherwise.
+func subcommand(c cli, args []string, usage string, verbs ...string) (string, int) {
+	if len(args) > 0 && slices.Contains(verbs, args[0]) {
+		return args[0], -1
+	}
+	fmt.Fprintln(c.Stderr, usage)
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return "", exitOK
+	}
+	return "", exitUsage
 }
 
 func usage(w io.Writer, cmds map[string]command) {
