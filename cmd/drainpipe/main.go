@@ -53,7 +53,7 @@ func commands() map[string]command {
 		"version":    {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
 		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [--resend] [--yes] [--max N] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
-		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
+		"nth-values": {usage: "nth-values VALUES.yaml...   print the stack context equivalent to aws-node-termination-handler Helm values files, and their conflicts", run: nthValues},
 		"config":     {usage: "config check [--function NAME] [FILE|-]   check a function's configuration as it does at start: every problem at once", run: configCmd},
 		"webhook":    {usage: "webhook render|send [--reason TEXT] [--secret ARN | --secret-file FILE]   a sample notice through the webhook template; send posts it as a test", run: webhookCmd},
 		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},

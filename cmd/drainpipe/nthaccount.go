@@ -35,6 +35,14 @@ func nthNotInValues() []nthAccountKey {
 			Find: "aws autoscaling describe-lifecycle-hooks --auto-scaling-group-name GROUP " +
 				"--query 'LifecycleHooks[].[LifecycleHookName,LifecycleTransition,NotificationTargetARN]' --output text",
 		},
+		{
+			Context: []string{"requiredTag"},
+			Why: "Is Karpenter's interruption queue on (its settings.interruptionQueue)? Karpenter then handles the " +
+				"same notices for the nodes it launched, and replaces them; Drainpipe acts on every instance of the " +
+				"clusters it serves, whatever launched it. Both acting is harmless (cordons and evictions are " +
+				"idempotent), but to leave Karpenter's nodes to it set requiredTag to a tag only the other nodes carry",
+			Find: "helm get values karpenter -n kube-system -a -o yaml | grep -i interruptionQueue",
+		},
 	}
 }
 
