@@ -79,11 +79,10 @@ func run() int {
 // drain, lifecycle hooks), the sweep on it, and the SQS client that
 // hastens redeliveries, once per cold start, from one AWS configuration.
 func newActors(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (live.Actors, redeliver.API, error) {
-	awsCfg, err := live.AWSConfig(ctx)
+	awsCfg, err := live.AWSConfig(ctx, live.WithSDKLog(log)) // the SDK's own lines as JSON too, like every other line
 	if err != nil {
 		return live.Actors{}, nil, err
 	}
-	awsCfg.Logger = live.SDKLogger(log) // the SDK's own lines as JSON too, like every other line
 	acts, err := live.NewActors(cfg, awsCfg, log, live.Options{Metrics: m})
 	if err != nil {
 		return live.Actors{}, nil, err

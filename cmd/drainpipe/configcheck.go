@@ -35,12 +35,12 @@ variable is unknown, 1 when the function cannot be read.
 Flags:`
 
 func configCmd(ctx context.Context, c cli, args []string) int {
-	if _, code := subcommand(c, args, configUsage, "check"); code >= 0 {
-		return code
-	}
 	fs := newFlags(c, "config check", configUsage)
 	fn := fs.String("function", "", "the deployed function's name or ARN")
 	timeout := addTimeout(fs, 30*time.Second, "how long reading the function may take")
+	if _, code := subcommand(fs, args, "check"); code >= 0 {
+		return code
+	}
 	rest, code := parseArgs(fs, args[1:])
 	if code >= 0 {
 		return code

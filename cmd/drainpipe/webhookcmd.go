@@ -33,15 +33,15 @@ the secret fails, 2 for a template or headers the function would refuse.
 Flags:`
 
 func webhookCmd(ctx context.Context, c cli, args []string) int {
-	verb, code := subcommand(c, args, webhookUsage, "render", "send")
-	if code >= 0 {
-		return code
-	}
-	fs := newFlags(c, "webhook "+verb, webhookUsage)
+	fs := newFlags(c, "webhook", webhookUsage)
 	reason := fs.String("reason", "", "the sample's reason (default a drained node's)")
 	secretARN := fs.String("secret", c.Getenv(config.Prefix+"WEBHOOK_SECRET_ARN"), "the webhook secret's ARN (send)")
 	secretFile := fs.String("secret-file", "", "a file holding a secret's value (send)")
 	timeout := addTimeout(fs, 10*time.Second, "how long sending may take")
+	verb, code := subcommand(fs, args, "render", "send")
+	if code >= 0 {
+		return code
+	}
 	rest, code := parseArgs(fs, args[1:])
 	if code >= 0 {
 		return code
