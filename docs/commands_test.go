@@ -43,32 +43,48 @@ func shellLines(t *testing.T, doc string) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	var in bool
+	var in, quoted bool // in a sh block; in a single-quoted argument
 	var cmd strings.Builder
 	for _, line := range strings.Split(string(b), "\n") {
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") {
+		if strings.HasPrefix(trimmed, "```") && !quoted {
 			in = trimmed == "```sh"
 			continue
 		}
 		if !in {
 			continue
 		}
-		if more, ok := strings.CutSuffix(trimmed, `\`); ok {
+		trimmed, quoted = uncomment(trimmed, quoted)
+		if more, ok := strings.CutSuffix(trimmed, `\`); ok && !quoted {
 			cmd.WriteString(more + " ")
 			continue
 		}
 		cmd.WriteString(trimmed)
-		if strings.Count(cmd.String(), "'")%2 == 1 { // a quoted argument goes on
+		if quoted { // a quoted argument goes on
 			cmd.WriteString("\n")
 			continue
 		}
-		if c := strings.TrimSpace(cmd.String()); c != "" && !strings.HasPrefix(c, "#") {
+		if c := strings.TrimSpace(cmd.String()); c != "" {
 			out = append(out, c)
 		}
 		cmd.Reset()
 	}
 	return out
+}
+
+// uncomment cuts a shell comment off line, which starts inside a
+// single-quoted argument when quoted; it returns the line and whether a
+// quoted argument is still open at its end.
+func uncomment(line string, quoted bool) (string, bool) {
+	for i, c := range line {
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '#' && !quoted && (i == 0 || line[i-1] == ' '):
+			return strings.TrimSpace(line[:i]), quoted
+		}
+	}
+	return line, quoted
 }
 
 // offline are the commands that need no AWS account or cluster.
