@@ -36,11 +36,11 @@ func nthNotInValues() []nthAccountKey {
 				"--query 'LifecycleHooks[].[LifecycleHookName,LifecycleTransition,NotificationTargetARN]' --output text",
 		},
 		{
-			Context: []string{"requiredTag"},
+			Context: []string{"env"},
 			Why: "Is Karpenter's interruption queue on (its settings.interruptionQueue)? Karpenter then handles the " +
 				"same notices for the nodes it launched, and replaces them; Drainpipe acts on every instance of the " +
-				"clusters it serves, whatever launched it. Both acting is harmless (cordons and evictions are " +
-				"idempotent), but to leave Karpenter's nodes to it set requiredTag to a tag only the other nodes carry",
+				"clusters it serves, whatever launched it. To leave Karpenter's nodes to it, set " +
+				"DRAINPIPE_KARPENTER_NODES=skip in env (docs/policy.md#karpenter)",
 			Find: "helm get values karpenter -n kube-system -a -o yaml | grep -i interruptionQueue",
 		},
 	}
