@@ -56,6 +56,7 @@ endef
 # A release build reports the bare VERSION (every other build VERSION-dev+COMMIT).
 release: LDFLAGS += -X $(VERSION_PKG).release=true
 release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, CycloneDX SBOM, template if any, SHA256SUMS
+	$(GO) run ./tools/releasetag $(VERSION)
 	rm -rf $(RELEASE) $(RELEASE).check
 	@mkdir -p $(RELEASE) $(RELEASE).check
 	$(call zip,arm64,$(RELEASE))

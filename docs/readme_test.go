@@ -52,3 +52,25 @@ func TestDeployNamesTheAWSCLIItUses(t *testing.T) {
 		t.Errorf("deploy.md runs the AWS CLI but its prerequisites say: %s", row)
 	}
 }
+
+// TestUpgradeRecipesInstallTheirCDK: the upgrade and rollback recipes run
+// `npm ci` before `npx cdk`, so each release deploys with the CDK CLI its
+// package-lock.json pins, not whatever the last checkout left.
+func TestUpgradeRecipesInstallTheirCDK(t *testing.T) {
+	doc, err := os.ReadFile("upgrading.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range []string{"## Upgrade\n", "## Roll back\n"} {
+		_, body, ok := strings.Cut(string(doc), sec)
+		if !ok {
+			t.Errorf("upgrading.md has no %q section", strings.TrimSpace(sec))
+			continue
+		}
+		body, _, _ = strings.Cut(body, "\n## ")
+		ci, deploy := strings.Index(body, "npm ci"), strings.Index(body, "npx cdk deploy")
+		if deploy < 0 || ci < 0 || ci > deploy {
+			t.Errorf("%s: `npm ci` does not come before `npx cdk deploy`", strings.TrimSpace(sec))
+		}
+	}
+}
