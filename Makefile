@@ -32,6 +32,7 @@ build: ## the Lambda bootstrap (linux/arm64, static, stripped) and its zip in di
 	@mkdir -p $(DIST)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/bootstrap ./lambda
 	$(GO) run ./tools/mkzip $(DIST)/drainpipe.zip $(DIST)/bootstrap
+	$(GO) run -trimpath -ldflags '$(LDFLAGS)' ./tools/versionfile $(DIST)/bootstrap.version
 	@ls -l $(DIST)/bootstrap $(DIST)/drainpipe.zip
 
 # $(call zip,GOARCH,DIR,EXTRA GO BUILD FLAGS): DIR/bootstrap-GOARCH and DIR/drainpipe-VERSION-linux-ARCH.zip
