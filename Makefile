@@ -32,6 +32,7 @@ build: ## the Lambda bootstrap (linux/arm64, static, stripped) and its zip in di
 	@mkdir -p $(DIST)
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -tags lambda.norpc -ldflags '$(LDFLAGS)' -o $(DIST)/bootstrap ./lambda
 	$(GO) run ./tools/mkzip $(DIST)/drainpipe.zip $(DIST)/bootstrap
+	$(GO) run -trimpath -ldflags '$(LDFLAGS)' ./tools/versionfile $(DIST)/bootstrap.version
 	@ls -l $(DIST)/bootstrap $(DIST)/drainpipe.zip
 
 # $(call zip,GOARCH,DIR,EXTRA GO BUILD FLAGS): DIR/bootstrap-GOARCH and DIR/drainpipe-VERSION-linux-ARCH.zip
@@ -56,6 +57,7 @@ endef
 # A release build reports the bare VERSION (every other build VERSION-dev+COMMIT).
 release: LDFLAGS += -X $(VERSION_PKG).release=true
 release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, CycloneDX SBOM, template if any, SHA256SUMS
+	$(GO) run ./tools/releasetag $(VERSION)
 	rm -rf $(RELEASE) $(RELEASE).check
 	@mkdir -p $(RELEASE) $(RELEASE).check
 	$(call zip,arm64,$(RELEASE))

@@ -16,7 +16,10 @@ import (
 
 // sqsMetrics are the AWS/SQS metrics the dashboard and exporter read, as
 // the stack's own CloudWatch dashboard and alarms do, by queue name.
-var sqsMetrics = []string{"ApproximateAgeOfOldestMessage", "ApproximateNumberOfMessagesVisible"}
+var sqsMetrics = []string{"ApproximateNumberOfMessagesVisible"}
+
+// lambdaMetrics are the function's own Lambda metrics the stack alarms on.
+var lambdaMetrics = []string{"Errors", "Throttles"}
 
 // checkQuery reports what is wrong with one read of metric name in ns
 // under dimension keys dims: a Drainpipe metric the function does not
@@ -44,6 +47,11 @@ func checkQuery(catalog map[string]metrics.Published, ns, name string, dims []st
 	case "AWS/SQS":
 		if !slices.Contains(sqsMetrics, name) || !slices.Equal(dims, []string{"QueueName"}) {
 			return fmt.Errorf("metric %s/%s by %v: want one of %v by QueueName", ns, name, dims, sqsMetrics)
+		}
+		return nil
+	case "AWS/Lambda":
+		if !slices.Contains(lambdaMetrics, name) || !slices.Equal(dims, []string{"FunctionName"}) {
+			return fmt.Errorf("metric %s/%s by %v: want one of %v by FunctionName", ns, name, dims, lambdaMetrics)
 		}
 		return nil
 	}
@@ -89,7 +97,7 @@ func TestGrafanaDashboard(t *testing.T) {
 	for _, v := range d.Templating.List {
 		vars["$"+v.Name] = true
 	}
-	for _, want := range []string{"$datasource", "$region", "$stack", "$queue", "$dlq"} {
+	for _, want := range []string{"$datasource", "$region", "$stack", "$queue", "$dlq", "$function"} {
 		if !vars[want] {
 			t.Errorf("no template variable %s", want)
 		}
@@ -177,6 +185,7 @@ func checkExporter(t *testing.T, name string, b []byte) map[string]bool {
 			Name      string              `json:"aws_metric_name"`
 			Dims      []string            `json:"aws_dimensions"`
 			Select    map[string][]string `json:"aws_dimension_select"`
+			Regex     map[string][]string `json:"aws_dimension_select_regex"`
 			Stats     []string            `json:"aws_statistics"`
 			Extended  []string            `json:"aws_extended_statistics"`
 		} `json:"metrics"`

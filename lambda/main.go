@@ -16,7 +16,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/drainpipe/drainpipe/internal/config"
-	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
 	"github.com/drainpipe/drainpipe/internal/redeliver"
@@ -50,20 +49,19 @@ func run() int {
 	}
 	m := metrics.New(out).WithStack(cfg.MetricsStack)
 
-	// A dry run touches nothing, the queue included: its records are
-	// retried only when the invocation runs out of time.
-	var actor handler.Actor = handler.DryRun{Log: log}
-	var sweeper handler.Sweeper
-	var queue redeliver.API
-	if !cfg.DryRun {
-		var acts live.Actors
-		if acts, queue, err = newActors(ctx, cfg, log, m); err != nil {
-			log.Error("initialising", "error", err)
-			return 1
-		}
-		actor, sweeper = acts.Pipeline, acts.Sweep
+	// A dry run reads what acting would read (the instance in EC2, its
+	// node in the cluster) and writes nothing: the pipeline logs what it
+	// would do to which node, so a shadow run finds a wrong cluster name,
+	// a missing tag or an unmapped role before the switch.
+	acts, queue, err := newActors(ctx, cfg, log, m)
+	if err != nil {
+		log.Error("initialising", "error", err)
+		return 1
 	}
-	h := live.NewHandler(cfg, actor, sweeper, log, m, queue)
+	if cfg.DryRun {
+		queue = nil // not even a visibility change: retries come back on their own
+	}
+	h := live.NewHandler(cfg, acts.Pipeline, acts.Sweep, log, m, queue)
 	v := version.Get()
 	log.Info("started", "version", v.Version, "commit", v.Commit, "go", v.Go, "dry_run", cfg.DryRun, "clusters", cfg.Clusters)
 	lambda.Start(func(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
@@ -81,11 +79,10 @@ func run() int {
 // drain, lifecycle hooks), the sweep on it, and the SQS client that
 // hastens redeliveries, once per cold start, from one AWS configuration.
 func newActors(ctx context.Context, cfg config.Config, log *slog.Logger, m *metrics.Emitter) (live.Actors, redeliver.API, error) {
-	awsCfg, err := live.AWSConfig(ctx)
+	awsCfg, err := live.AWSConfig(ctx, live.WithSDKLog(log)) // the SDK's own lines as JSON too, like every other line
 	if err != nil {
 		return live.Actors{}, nil, err
 	}
-	awsCfg.Logger = live.SDKLogger(log) // the SDK's own lines as JSON too, like every other line
 	acts, err := live.NewActors(cfg, awsCfg, log, live.Options{Metrics: m})
 	if err != nil {
 		return live.Actors{}, nil, err

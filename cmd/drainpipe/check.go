@@ -119,12 +119,22 @@ func checkCmd(ctx context.Context, c cli, args []string) int {
 	defer s.end()
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	// A context or DRAINPIPE_* variables are checked before connecting:
+	// their mistakes need no credentials to be told.
+	var rep preflight.Report
+	var err error
+	if f.stack == "" {
+		if rep, err = resolveStack(ctx, c, f, aws.Config{}); err != nil {
+			return s.fail(exitCode(err), err)
+		}
+	}
 	if code := s.connect(ctx); code >= 0 {
 		return code
 	}
-	rep, err := resolveStack(ctx, c, f, s.aws)
-	if err != nil {
-		return s.fail(exitCode(err), err)
+	if f.stack != "" {
+		if rep, err = resolveStack(ctx, c, f, s.aws); err != nil {
+			return s.fail(exitCode(err), err)
+		}
 	}
 	gatherReport(ctx, &rep, f, s.aws)
 	if err := printReport(c.Stdout, rep, f.output == "json"); err != nil {

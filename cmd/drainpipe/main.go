@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,9 @@ func commands() map[string]command {
 		"version":    {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},
 		"dlq":        {usage: "dlq list|redrive --queue URL [--to URL] [--resend] [--yes] [--max N] [-o json]   list the dead-letter queue with verdicts, or redrive it", run: dlqCmd},
 		"event":      {usage: "event KIND [--instance ID] [--in 2m] [--at TIME] [--sqs] ...   write a fresh, valid event (spot, rebalance, asg-terminate, ...)", run: makeEvent},
-		"nth-values": {usage: "nth-values VALUES.yaml   print the stack context equivalent to an aws-node-termination-handler Helm values file", run: nthValues},
+		"nth-values": {usage: "nth-values VALUES.yaml...   print the stack context equivalent to aws-node-termination-handler Helm values files, and their conflicts", run: nthValues},
+		"config":     {usage: "config check [--function NAME] [--timeout D] [FILE|-]   check a function's configuration as it does at start: every problem at once", run: configCmd},
+		"webhook":    {usage: "webhook render|send [--reason TEXT] [--secret ARN | --secret-file FILE] [--timeout D]   a sample notice through the webhook template; send posts it as a test", run: webhookCmd},
 		"check":      {usage: "check [--stack NAME | -c key=value ...] [-o json] ...   read-only pre-flight: hooks served, access, RBAC, flow control, alarm subscribers", run: checkCmd},
 		"sweep":      {usage: "sweep [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--timeout D] [-o json]   run one sweep: repair held nodes a lost notice left, print its report", run: sweepCmd},
 	}
@@ -86,6 +89,20 @@ func run(ctx context.Context, c cli, args []string) int {
 		return exitUsage
 	}
 	return cmd.run(ctx, c, args[1:])
+}
+
+// subcommand picks a command's verb from args[0] (one of verbs), or
+// prints fs's usage, its flags included, and returns the exit code: 0 for
+// -h, 2 otherwise.
+func subcommand(fs *flag.FlagSet, args []string, verbs ...string) (string, int) {
+	if len(args) > 0 && slices.Contains(verbs, args[0]) {
+		return args[0], -1
+	}
+	fs.Usage()
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return "", exitOK
+	}
+	return "", exitUsage
 }
 
 func usage(w io.Writer, cmds map[string]command) {

@@ -35,6 +35,14 @@ func nthNotInValues() []nthAccountKey {
 			Find: "aws autoscaling describe-lifecycle-hooks --auto-scaling-group-name GROUP " +
 				"--query 'LifecycleHooks[].[LifecycleHookName,LifecycleTransition,NotificationTargetARN]' --output text",
 		},
+		{
+			Context: []string{"env"},
+			Why: "Is Karpenter's interruption queue on (its settings.interruptionQueue)? Karpenter then handles the " +
+				"same notices for the nodes it launched, and replaces them; Drainpipe acts on every instance of the " +
+				"clusters it serves, whatever launched it. To leave Karpenter's nodes to it, set " +
+				"DRAINPIPE_KARPENTER_NODES=skip in env (docs/policy.md#karpenter)",
+			Find: "helm get values karpenter -n kube-system -a -o yaml | grep -i interruptionQueue",
+		},
 	}
 }
 

@@ -27,9 +27,12 @@ func TestNTHValuesNamesWhatItCannotKnow(t *testing.T) {
 	var keys []string
 	for _, k := range res.NotInValues {
 		keys = append(keys, k.Context...)
-		if k.Why == "" || !strings.HasPrefix(k.Find, "aws autoscaling ") {
+		if k.Why == "" || !strings.HasPrefix(k.Find, "aws autoscaling ") && !strings.HasPrefix(k.Find, "helm get values karpenter ") {
 			t.Errorf("%v: want a reason and the command that finds it, got %+v", k.Context, k)
 		}
+	}
+	if !slices.ContainsFunc(res.NotInValues, func(k nthAccountKey) bool { return strings.Contains(k.Why, "Karpenter's interruption queue") }) {
+		t.Error("notInValues does not ask whether Karpenter's interruption queue is on")
 	}
 	for _, want := range []string{"asgNames", "asgNamePrefix", "lifecycleHookNames"} {
 		if !slices.Contains(keys, want) {

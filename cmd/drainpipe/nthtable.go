@@ -139,11 +139,10 @@ func nthRules() map[string]nthRule {
 		"kubernetesEventsExtraAnnotations": gapIf("", "Drainpipe's events carry no extra annotations"),
 		"webhookURL": gapIf("", "a webhook URL is a credential: put it in a Secrets Manager secret or SSM SecureString "+
 			"and pass its ARN as context webhookSecretArn"),
-		"webhookURLSecretName": gapIf("", "copy the Secret's webhookurl into Secrets Manager or SSM and pass its ARN as context webhookSecretArn"),
-		"webhookHeaders":       gapIf("", "set the same JSON object as the function's DRAINPIPE_WEBHOOK_HEADERS (no credentials: it is plain environment)"),
-		"webhookProxy":         gapIf("", "the function reaches the webhook directly (from a VPC: through its NAT or endpoints)"),
-		"webhookTemplate": gapIf("", "set the same template as the function's DRAINPIPE_WEBHOOK_TEMPLATE "+
-			"(NTH's variables; see docs/operations.md#webhook-templates)"),
+		"webhookURLSecretName":         gapIf("", "copy the Secret's webhookurl into Secrets Manager or SSM and pass its ARN as context webhookSecretArn"),
+		"webhookHeaders":               nthWebhookEnv("DRAINPIPE_WEBHOOK_HEADERS", parseHeaders),
+		"webhookProxy":                 gapIf("", "the function reaches the webhook directly (from a VPC: through its NAT or endpoints)"),
+		"webhookTemplate":              nthWebhookEnv("DRAINPIPE_WEBHOOK_TEMPLATE", parseTemplate),
 		"webhookTemplateConfigMapName": gapIf("", "copy the ConfigMap's template into DRAINPIPE_WEBHOOK_TEMPLATE"),
 		"webhookTemplateConfigMapKey":  gapIf("", "copy the ConfigMap's template into DRAINPIPE_WEBHOOK_TEMPLATE"),
 		"enableSqsTerminationDraining": gapIf(true, "this release runs in IMDS mode; Drainpipe replaces queue-processor mode "+
@@ -166,9 +165,7 @@ func nthRules() map[string]nthRule {
 		"useProviderId":             func(*nthResult, string, any) {}, // Drainpipe matches nodes by provider ID anyway
 		"heartbeatInterval": gapIf(-1, "Drainpipe heartbeats every third of the hook's own heartbeat timeout, at most "+
 			"DRAINPIPE_HEARTBEAT_CAP (25 s) apart"),
-		"heartbeatUntil": gapIf(-1, "Drainpipe heartbeats until the action is completed: by default up to the hook's "+
-			"global timeout, min(100 × its heartbeat timeout, 48 h), less a quarter of it (at most 1 h); to lengthen the "+
-			"window raise the hook's HeartbeatTimeout (docs/lifecycle-hooks.md)"),
+		"heartbeatUntil": nthHeartbeatUntil,
 		"sqsMsgVisibilityTimeoutSec": onlyNote("Lambda's event source mapping holds the messages; a retried one comes back " +
 			"after context retryDelaySeconds"),
 		"deleteSqsMsgIfNodeNotFound": gapIf(true, "Drainpipe deletes a message whose instance has no node in its clusters, "+

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const nthUsage = `usage: drainpipe nth-values VALUES.yaml
+const nthUsage = `usage: drainpipe nth-values VALUES.yaml [VALUES.yaml]...
 
 Reads the values file of an aws-node-termination-handler Helm release
 (chart 0.27, queue-processor mode) and prints, as JSON, the stack context
@@ -23,6 +23,11 @@ from Drainpipe's. Keys the chart does not know are listed under "unknown".
 What the values cannot say, the Auto Scaling groups and lifecycle hook
 names NTH serves, is listed under "notInValues": set those keys yourself.
 The mapping of every value: docs/migrating-from-nth.md.
+
+With several files (one per cluster a stack is to serve) it prints the
+context they agree on, and under "conflicts" each setting on which they
+differ, with each file's value: one stack applies one policy to all its
+clusters.
 
 Exits 0 when the file was read, 2 when it cannot be read or parsed or a
 value has the wrong type (cordonOnly: "yes please"; every one is listed).`
@@ -37,6 +42,9 @@ type nthResult struct {
 
 	// NotInValues are context keys the values cannot fill (nthaccount.go).
 	NotInValues []nthAccountKey `json:"notInValues"`
+	// RetryWindow is how long a blocked drain keeps its hook with the
+	// context (nthwindow.go): NTH's heartbeatUntil.
+	RetryWindow nthWindow `json:"retryWindow"`
 }
 
 // nthGap is one NTH value Drainpipe does not carry.
@@ -70,35 +78,57 @@ func nthValues(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.Stderr, "drainpipe nth-values: "+format+"\n", a...)
 		return code
 	}
-	if len(rest) != 1 {
-		return fail(exitUsage, "want one values file, got %d arguments", len(rest))
+	if len(rest) == 0 {
+		return fail(exitUsage, "want one values file or more, got none")
 	}
-	data, err := readInput(rest[0], c.Stdin)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	var results []nthResult
+	for _, f := range rest {
+		res, code := nthFile(c, f, fail)
+		if code >= 0 {
+			return code
+		}
+		results = append(results, res)
 	}
-	var given map[string]any
-	if err := yaml.Unmarshal(data, &given); err != nil {
-		return fail(exitUsage, "%s: %v", rest[0], err)
-	}
-	res, err := translateNTH(given)
-	if err != nil {
-		return fail(exitFail, "%v", err)
-	}
-	if problems := nthTypeProblems(given, res.defaults); len(problems) > 0 {
-		return fail(exitUsage, "%s: %d values of the wrong type, nothing translated:\n  %s", rest[0], len(problems),
-			strings.Join(problems, "\n  "))
+	var doc any = results[0]
+	if len(results) > 1 {
+		m := mergeNTH(rest, results)
+		if len(m.Conflicts) > 0 {
+			fmt.Fprintf(c.Stderr, "drainpipe nth-values: the releases differ on %d settings one stack applies to all its "+
+				"clusters (see conflicts): choose one value each, or deploy a stack per group of alike clusters\n", len(m.Conflicts))
+		}
+		doc = m
 	}
 	out := json.NewEncoder(c.Stdout)
 	out.SetEscapeHTML(false)
 	out.SetIndent("", "  ")
-	if err := out.Encode(res); err != nil {
+	if err := out.Encode(doc); err != nil {
 		return fail(exitFail, "writing: %v", err)
 	}
 	s, _ := start(c, "nth-values", startSpec{})
 	defer s.end()
-	s.log.Warn(noteNotInValues(res.NotInValues))
+	s.log.Warn(noteNotInValues(results[0].NotInValues))
 	return exitOK
+}
+
+// nthFile translates one values file; code is -1 when it was read.
+func nthFile(c cli, name string, fail func(int, string, ...any) int) (nthResult, int) {
+	data, err := readInput(name, c.Stdin)
+	if err != nil {
+		return nthResult{}, fail(exitUsage, "%v", err)
+	}
+	var given map[string]any
+	if err := yaml.Unmarshal(data, &given); err != nil {
+		return nthResult{}, fail(exitUsage, "%s: %v", name, err)
+	}
+	res, err := translateNTH(given)
+	if err != nil {
+		return nthResult{}, fail(exitFail, "%v", err)
+	}
+	if problems := nthTypeProblems(given, res.defaults); len(problems) > 0 {
+		return nthResult{}, fail(exitUsage, "%s: %d values of the wrong type, nothing translated:\n  %s", name, len(problems),
+			strings.Join(problems, "\n  "))
+	}
+	return res, -1
 }
 
 // translateNTH maps NTH's values (given over the chart's defaults) to
@@ -126,5 +156,6 @@ func translateNTH(given map[string]any) (nthResult, error) {
 	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		rules[k](&res, k, vals[k])
 	}
+	res.RetryWindow = res.window()
 	return res, nil
 }

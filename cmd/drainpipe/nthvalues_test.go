@@ -78,6 +78,7 @@ podTerminationGracePeriod: 30
 completeLifecycleActionDelaySeconds: 60
 webhookURL: https://hooks.slack.com/services/T/B/X
 webhookTemplate: '{"text":"{{ .EventID }}"}'
+webhookHeaders: '{"X-Team":"platform"}'
 enableRebalanceDraining: true
 replicas: 2
 replicaCount: 2
@@ -87,7 +88,8 @@ replicaCount: 2
 	}
 	res := nthRun(t, file)
 	want := map[string]any{"dryRun": true, "env": map[string]any{"DRAINPIPE_RECORD_CONCURRENCY": "20", "DRAINPIPE_LOG_LEVEL": "debug",
-		"DRAINPIPE_POD_GRACE_CAP": "30s"}}
+		"DRAINPIPE_POD_GRACE_CAP": "30s", "DRAINPIPE_WEBHOOK_TEMPLATE": `{"text":"{{ .EventID }}"}`,
+		"DRAINPIPE_WEBHOOK_HEADERS": `{"X-Team":"platform"}`}}
 	for _, a := range drainpipeActions {
 		want[a] = "cordon"
 	}
@@ -95,7 +97,7 @@ replicaCount: 2
 		t.Errorf("context (-want +got):\n%s", diff)
 	}
 	gaps := gapsOf(res)
-	for _, v := range []string{"completeLifecycleActionDelaySeconds", "webhookURL", "webhookTemplate", "enableRebalanceDraining", "replicas"} {
+	for _, v := range []string{"completeLifecycleActionDelaySeconds", "webhookURL", "enableRebalanceDraining", "replicas"} {
 		if gaps[v] == "" {
 			t.Errorf("%s not listed as not carried", v)
 		}
@@ -156,7 +158,8 @@ func TestNTHValuesRefusesMistypedValues(t *testing.T) {
 
 // extraEnv's API rate limits are mapped to Drainpipe's, with how the two
 // rates differ; other entries say there is no equivalent; heartbeatUntil
-// says Drainpipe's window and how to lengthen it.
+// is carried as the retry window (the smallest maxReceiveCount covering
+// it), and the window is printed with the keys that lengthen it.
 func TestNTHValuesExtraEnvAndHeartbeat(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "values.yaml")
 	values := "extraEnv:\n- name: KUBE_API_QPS\n  value: \"50\"\n- name: KUBE_API_BURST\n  value: \"100\"\n- name: FOO\n  value: bar\nheartbeatUntil: 3600\n"
@@ -176,12 +179,59 @@ func TestNTHValuesExtraEnvAndHeartbeat(t *testing.T) {
 		"extraEnv.KUBE_API_QPS":   {"DRAINPIPE_KUBE_QPS", "5 queries per second", "maxConcurrency"},
 		"extraEnv.KUBE_API_BURST": {"DRAINPIPE_KUBE_BURST"},
 		"extraEnv.FOO":            {"no Drainpipe equivalent"},
-		"heartbeatUntil":          {"48 h", "HeartbeatTimeout"},
+		"heartbeatUntil":          {"maxReceiveCount 9", "1h7m45s", "48 h", "HeartbeatTimeout"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(gaps[value], w) {
 				t.Errorf("%s: %q, want it to say %q", value, gaps[value], w)
 			}
 		}
+	}
+	if res.Context["maxReceiveCount"] != float64(9) {
+		t.Errorf("context maxReceiveCount %v, want 9 (the window covering heartbeatUntil)", res.Context["maxReceiveCount"])
+	}
+	if w := res.RetryWindow; w.Seconds != 4065 || w.MaxReceiveCount != 9 || len(w.LengthenWith) != 3 {
+		t.Errorf("retryWindow %+v, want 4065 s with maxReceiveCount 9 and the keys that lengthen it", w)
+	}
+}
+
+// TestNTHValuesSeveralFiles: releases of several clusters one stack is to
+// serve; what they agree on is the context, each difference a conflict
+// with every file's value.
+func TestNTHValuesSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.yaml": "cordonOnly: true\nlogLevel: debug\ntaintNode: true\n",
+		"b.yaml": "cordonOnly: true\nlogLevel: info\nheartbeatUntil: 3600\n",
+	}
+	var paths []string
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	code, out, stderr := runCLI(t, nil, "", append([]string{"nth-values"}, paths...)...)
+	var res nthMerged
+	if err := json.Unmarshal([]byte(out), &res); code != exitOK || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q, out %s", code, err, stderr, out)
+	}
+	if res.Context["actionSpot"] != "cordon" {
+		t.Errorf("context %v: want the cordon both set", res.Context)
+	}
+	want := []nthConflict{
+		{Key: "env.DRAINPIPE_LOG_LEVEL", Values: map[string]any{paths[0]: "debug", paths[1]: nil}},
+		{Key: "maxReceiveCount", Values: map[string]any{paths[0]: nil, paths[1]: float64(9)}},
+	}
+	if diff := cmp.Diff(want, res.Conflicts); diff != "" {
+		t.Errorf("conflicts (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, "differ on 2 settings") {
+		t.Errorf("stderr %q does not warn of the conflicts", stderr)
+	}
+	if len(res.NotCarried) == 0 || res.NotCarried[0].File == "" {
+		t.Errorf("notCarried %v: want each with its file", res.NotCarried)
 	}
 }

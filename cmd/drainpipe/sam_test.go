@@ -16,9 +16,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/drainpipe/drainpipe/internal/config"
-	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/live"
 	"github.com/drainpipe/drainpipe/internal/metrics"
+	"github.com/drainpipe/drainpipe/test/awsfake"
 )
 
 // samRecipe finds the `drainpipe event` command of the `sam local invoke`
@@ -29,7 +29,8 @@ var samRecipe = regexp.MustCompile(`(?m)^go run \./cmd/drainpipe (event [^>\n]+?
 // makes through the function's handler as the emulator invokes it: under
 // its function ARN (account 012345678912, us-east-1), in dry run, with the
 // environment the stack gives a dry-run deployment. The record must be
-// acted on (done, with the dry run's "would" line), not rejected or stale.
+// admitted (not rejected or stale) and its instance looked up in EC2,
+// which here does not know it.
 func TestSAMRecipe(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "local-testing.md"))
 	if err != nil {
@@ -55,31 +56,38 @@ func TestSAMRecipe(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	// As lambda/main.go builds it in dry run: the dry-run actor, no queue.
-	h := live.NewHandler(cfg, handler.DryRun{Log: log}, nil, log, metrics.New(io.Discard), nil)
+	// As lambda/main.go builds it in dry run: the live actors, reading
+	// only (here from an EC2 that does not know the instance), no queue.
+	fake := awsfake.New()
+	defer fake.Close()
+	acts, err := live.NewActors(cfg, fake.Config(), log, live.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := live.NewHandler(cfg, acts.Pipeline, acts.Sweep, log, metrics.New(io.Discard), nil)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{InvokedFunctionArn: samARN})
 	resp, err := h.Handle(ctx, batch)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("Handle: %+v, %v; want no failure", resp, err)
 	}
 	t.Logf("the function's log:\n%s", logs.String())
-	var handled, would int
+	var handled int
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-		var l struct{ Msg, Outcome, Reason, Would string }
+		var l struct{ Msg, Outcome, Reason string }
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		switch l.Msg {
-		case "record handled":
+		if l.Msg == "record handled" {
 			handled++
-			if l.Outcome != "done" || !strings.Contains(l.Reason, "dry run: would cordon and drain") {
-				t.Errorf("record handled: outcome %q reason %q; want done, would cordon and drain", l.Outcome, l.Reason)
+			if l.Outcome != "ignored" || !strings.Contains(l.Reason, "instance not found in EC2") {
+				t.Errorf("record handled: outcome %q reason %q; want ignored, instance not found in EC2", l.Outcome, l.Reason)
 			}
-		case "dry run":
-			would++
 		}
 	}
-	if handled != 1 || would != 1 {
-		t.Errorf("%d 'record handled' and %d 'dry run' lines, want 1 each:\n%s", handled, would, logs.String())
+	if handled != 1 {
+		t.Errorf("%d 'record handled' lines, want 1:\n%s", handled, logs.String())
+	}
+	if len(fake.CallsTo("DescribeInstances")) != 1 {
+		t.Errorf("the dry run made %d DescribeInstances calls, want 1", len(fake.CallsTo("DescribeInstances")))
 	}
 }

@@ -98,7 +98,7 @@ func (s *session) checkContext() error {
 // a configuration problem, said now: found on the first call, it would
 // fail every record as if to be retried.
 func (s *session) connect(ctx context.Context) int {
-	cfg, err := live.AWSConfig(ctx)
+	cfg, err := live.AWSConfig(ctx, live.WithSDKLog(s.log))
 	if err == nil && cfg.Region == "" {
 		err = errors.New("no AWS region: set AWS_REGION or a profile's region")
 	}
@@ -113,7 +113,6 @@ func (s *session) connect(ctx context.Context) int {
 	if err != nil {
 		return s.fail(exitUsage, err)
 	}
-	cfg.Logger = live.SDKLogger(s.log)
 	s.aws = cfg
 	return -1
 }

@@ -52,6 +52,8 @@ func commandCases(ctx context.Context, t *testing.T, s *runScene) map[string]com
 		"event":      {args: []string{"event", "spot"}},
 		"nth-values": {args: []string{"nth-values", values}},
 		"check":      {args: []string{"check", "--kubeconfig", s.kubeconfig, "-c", "clusters=" + runCluster, "-o", "json"}},
+		"config":     {args: []string{"config", "check", "-"}, stdin: `{"DRAINPIPE_CLUSTERS": "prod"}`},
+		"webhook":    {args: []string{"webhook", "render"}},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,7 +147,7 @@ func TestSAMRecipeUnderRIE(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "AWS_REGION=us-east-1", "AWS_DEFAULT_REGION=us-east-1",
 		"AWS_LAMBDA_FUNCTION_NAME=Function", "AWS_ACCESS_KEY_ID=AKIDLOCAL", "AWS_SECRET_ACCESS_KEY=local",
 		fmt.Sprintf("AWS_LAMBDA_FUNCTION_MEMORY_SIZE=%v", fn.Properties["MemorySize"]),
-		fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%v", fn.Properties["Timeout"])}
+		fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%v", fn.Properties["Timeout"]), "AWS_ENDPOINT_URL_EC2=" + emptyEC2(t)}
 	vars, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 	for k, v := range vars {
 		s, ok := tpl.concrete(v).(string)
@@ -235,11 +236,22 @@ func TestSAMRecipeUnderRIE(t *testing.T) {
 		case "started":
 			started = true
 		case "record handled":
-			handled = l.Outcome == "done" && strings.Contains(l.Reason, "dry run: would cordon and drain")
+			handled = l.Outcome == "ignored" && strings.Contains(l.Reason, "instance not found in EC2")
 		}
 	}
 	if !started || !handled {
-		t.Errorf("want a started line and the record handled, done in dry run; the emulator's output:\n%s", out.String())
+		t.Errorf("want a started line and the record handled, its instance looked up; the emulator's output:\n%s", out.String())
 	}
 	t.Logf("under aws-lambda-rie:\n%s", out.String())
+}
+
+// emptyEC2 serves DescribeInstances on 127.0.0.1 as EC2 answers for
+// instances it does not know: the dry run looks the event's instance up.
+func emptyEC2(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprint(w, `<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r</requestId><reservationSet/></DescribeInstancesResponse>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

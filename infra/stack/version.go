@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,10 +17,15 @@ import (
 // operator can tell which Drainpipe release a queue or function belongs to.
 const VersionTag = "drainpipe:version"
 
-// TagVersion tags scope's resources with the version in the repository's
-// internal/version/VERSION, the one the bootstrap is stamped with.
+// TagVersion tags scope's resources with the version the bootstrap
+// reports, which `make build` writes beside it (dist/bootstrap.version:
+// VERSION-dev+COMMIT, or the bare number in a release); without that
+// file, the repository's internal/version/VERSION.
 func TagVersion(scope constructs.Construct, root string) error {
-	b, err := os.ReadFile(filepath.Join(root, "internal", "version", "VERSION"))
+	b, err := os.ReadFile(filepath.Join(root, "dist", "bootstrap.version"))
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = os.ReadFile(filepath.Join(root, "internal", "version", "VERSION"))
+	}
 	if err != nil {
 		return fmt.Errorf("reading the version: %w", err)
 	}

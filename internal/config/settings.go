@@ -42,7 +42,7 @@ func actionSettings() []Setting {
 // settings are the rows of every variable but the actions.
 func settings() []Setting {
 	return []Setting{
-		{Name: "DRY_RUN", Default: "`false`", Meaning: "`true`: the function logs what it would do per instance (action, lifecycle hooks) and calls nothing, neither AWS nor Kubernetes, so it does not learn the node; `drainpipe run --dry-run` also looks the instance and node up"},
+		{Name: "DRY_RUN", Default: "`false`", Meaning: "`true`: the function reads but writes nothing: it looks each instance up in EC2 and its node up in the cluster, and logs what it would do to which node (cordon, drain, lifecycle hooks); no cordon, eviction, heartbeat, completion or queue change"},
 		{Name: "KARPENTER_NODES", Default: "`handle`", Meaning: "`handle`: nodes labelled `karpenter.sh/nodepool` (or, before Karpenter v1, `karpenter.sh/provisioner-name`) are handled like any node; `skip`: left to Karpenter's own interruption queue (see [Karpenter](policy.md#karpenter))"},
 		{Name: "AUTO_MODE_NODES", Default: "`skip`", Meaning: "`skip`: EKS Auto Mode nodes (`eks.amazonaws.com/compute-type=auto`) are left to EKS, which handles their interruptions, with a logged reason; `handle`: handled like any node"},
 		{Name: "OUT_OF_SERVICE", Default: "`true`", Meaning: "taint the node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 reports its instance `stopped` (or `terminated` with the Node left); removed when it runs again (see [Return to service](return-to-service.md))"},

@@ -35,8 +35,12 @@ func (k *Keeper) Settle(ctx context.Context, hooks []Hook, retry bool, reason, n
 		}
 	}
 	var failed []string
+	clog := log // completions name the node drained, a dry run's too
+	if node != "" {
+		clog = log.With("node", node)
+	}
 	for _, h := range due {
-		if err := k.Complete(ctx, h, log); err != nil {
+		if err := k.Complete(ctx, h, clog); err != nil {
 			failed = append(failed, err.Error())
 			pending = append(pending, h)
 		}

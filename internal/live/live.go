@@ -63,16 +63,26 @@ type Options struct {
 // AWSConfig loads the SDK configuration from the environment (the Lambda
 // role's credentials, AWS_REGION, and AWS_ENDPOINT_URL_* overrides). Every
 // call carries Drainpipe's version as the SDK's app id, for CloudTrail.
-func AWSConfig(ctx context.Context) (aws.Config, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts, o.MaxBackoff = awsRetryAttempts, awsMaxBackoff
-		})
-	}), awsconfig.WithAppID(version.Get().AppID()))
+// opts come last (WithSDKLog).
+func AWSConfig(ctx context.Context, opts ...func(*awsconfig.LoadOptions) error) (aws.Config, error) {
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, append([]func(*awsconfig.LoadOptions) error{
+		awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts, o.MaxBackoff = awsRetryAttempts, awsMaxBackoff
+			})
+		}), awsconfig.WithAppID(version.Get().AppID())}, opts...)...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// WithSDKLog sends the SDK's own lines to log (SDKLogger) from the start:
+// the clients made while loading (the instance metadata service's, for
+// credentials) keep the logger they were made with, so setting
+// aws.Config.Logger afterwards leaves their lines plain text.
+func WithSDKLog(log *slog.Logger) func(*awsconfig.LoadOptions) error {
+	return awsconfig.WithLogger(SDKLogger(log))
 }
 
 // Actors are what the handler hands work to: the pipeline each instance's

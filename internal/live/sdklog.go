@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/aws/smithy-go/logging"
 )
@@ -18,9 +19,12 @@ func SDKLogger(log *slog.Logger) logging.Logger {
 type sdkLogger struct{ log *slog.Logger }
 
 func (l sdkLogger) Logf(c logging.Classification, format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
 	level := slog.LevelDebug
-	if c == logging.Warn {
+	// Falling back to IMDSv1 is the normal course off EC2 (a laptop, CI),
+	// where the missing credentials are said anyway.
+	if c == logging.Warn && !strings.HasPrefix(msg, "falling back to IMDSv1") {
 		level = slog.LevelWarn
 	}
-	l.log.Log(context.Background(), level, fmt.Sprintf(format, v...), "source", "aws-sdk")
+	l.log.Log(context.Background(), level, msg, "source", "aws-sdk")
 }

@@ -22,3 +22,14 @@ func TestSDKLogger(t *testing.T) {
 		t.Errorf("line = %v", line)
 	}
 }
+
+// Off EC2 the SDK's fallback to IMDSv1 is the normal course: it is kept
+// below the default level.
+func TestSDKLoggerIMDSFallbackIsDebug(t *testing.T) {
+	var buf bytes.Buffer
+	l := SDKLogger(slog.New(slog.NewJSONHandler(&buf, nil)))
+	l.Logf(logging.Warn, "falling back to IMDSv1: %s", "operation error ec2imds: getToken")
+	if buf.Len() != 0 {
+		t.Errorf("logged at the default level: %q", buf.String())
+	}
+}

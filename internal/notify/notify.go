@@ -87,26 +87,61 @@ func New(src URLSource, o Options) *Notifier {
 
 // Send posts {"text": text}. Errors never contain the URL.
 func (n *Notifier) Send(ctx context.Context, text string) error {
-	body, err := json.Marshal(map[string]string{"text": text})
-	if err != nil {
-		return fmt.Errorf("encoding notification: %w", err)
-	}
-	return n.post(ctx, body)
+	return n.post(ctx, func(Extras) ([]byte, error) { return textBody(text) })
 }
 
-// post sends body with the configured headers.
-func (n *Notifier) post(ctx context.Context, body []byte) error {
+// SendData posts the message d makes: through the template when one is
+// set, else {"text": d.Text}.
+func (n *Notifier) SendData(ctx context.Context, d webhook.Data) error {
+	return n.post(ctx, func(x Extras) ([]byte, error) { return n.Render(d, x) })
+}
+
+// Render is the body for d, with the routing key x carries.
+func (n *Notifier) Render(d webhook.Data, x Extras) ([]byte, error) {
+	if n.opts.Template == nil {
+		return textBody(d.Text)
+	}
+	d.RoutingKey = x.RoutingKey
+	return webhook.Render(n.opts.Template, d)
+}
+
+func textBody(text string) ([]byte, error) {
+	b, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		return nil, fmt.Errorf("encoding notification: %w", err)
+	}
+	return b, nil
+}
+
+// extrasSource is a URLSource that also holds headers and a routing key
+// (*Secret).
+type extrasSource interface{ Extras() Extras }
+
+// post sends the body made for the source's extras, with the configured
+// headers, then the secret's.
+func (n *Notifier) post(ctx context.Context, body func(Extras) ([]byte, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
 	u, err := n.src.URL(ctx)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	var x Extras
+	if es, ok := n.src.(extrasSource); ok {
+		x = es.Extras()
+	}
+	b, err := body(x)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(b))
 	if err != nil {
 		return errors.New("building the webhook request failed")
 	}
 	for k, v := range n.opts.Headers {
+		req.Header[k] = v
+	}
+	for k, v := range x.Headers {
 		req.Header[k] = v
 	}
 	if req.Header.Get("Content-Type") == "" {
@@ -148,12 +183,12 @@ func (n *Notifier) RecordTask(t handler.Task, r handler.Result, elapsed time.Dur
 	if !drained || r.Node == "" || r.Status == handler.StatusIgnored {
 		return
 	}
-	body, err := n.body(t, r, cluster, elapsed)
+	d := TemplateData(t, r, cluster, elapsed)
+	if n.opts.Template == nil {
+		d.Text = Message(t, r, cluster, elapsed) // Slack-escaped
+	}
 	n.sending.Go(func() {
-		if err == nil {
-			err = n.post(context.Background(), body)
-		}
-		if err != nil {
+		if err := n.SendData(context.Background(), d); err != nil {
 			n.opts.Log.Warn("notifying the webhook", "instance_id", t.InstanceID, "node", r.Node, "error", err.Error())
 			n.opts.OnError(err)
 		}

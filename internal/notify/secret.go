@@ -1,12 +1,14 @@
 package notify
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -15,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/drainpipe/drainpipe/internal/notify/webhook"
 )
 
 // SecretsManager reads a secret; *secretsmanager.Client satisfies it.
@@ -59,8 +63,17 @@ type Secret struct {
 	sm      SecretsManager
 	ssm     Parameters
 
-	mu  sync.Mutex
-	url *url.URL
+	mu     sync.Mutex
+	url    *url.URL
+	extras Extras
+}
+
+// Extras are what a secret holding a JSON object may carry besides the
+// URL: headers (an authorization, a PagerDuty or Teams key) and a routing
+// key, kept out of the function's plain environment.
+type Extras struct {
+	Headers    http.Header
+	RoutingKey string
 }
 
 // NewSecret returns the secret named by secretARN, read with clients made
@@ -99,12 +112,20 @@ func (s *Secret) URL(ctx context.Context) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := parseWebhook(raw)
+	u, extras, err := parseSecret(raw)
 	if err != nil {
 		return nil, fmt.Errorf("reading webhook URL from %s: %w", s.arn, err)
 	}
-	s.url = u
+	s.url, s.extras = u, extras
 	return u, nil
+}
+
+// Extras returns the headers and routing key the secret holds, once URL
+// has read it.
+func (s *Secret) Extras() Extras {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.extras
 }
 
 func (s *Secret) read(ctx context.Context) (string, error) {
@@ -128,32 +149,75 @@ func (s *Secret) read(ctx context.Context) (string, error) {
 	return *out.SecretString, nil
 }
 
-// parseWebhook takes the secret's value: the URL itself, or a JSON object
-// with a "url" (or "webhook_url") member. Errors never quote the value.
+// SecretValue is a source holding a secret's value given directly (a
+// URL, or the JSON object a secret may hold), for trying one before it is
+// stored. Errors never quote the value.
+func SecretValue(raw string) (URLSource, error) {
+	u, x, err := parseSecret(raw)
+	if err != nil {
+		return nil, err
+	}
+	return value{u, x}, nil
+}
+
+type value struct {
+	u *url.URL
+	x Extras
+}
+
+func (v value) URL(context.Context) (*url.URL, error) { return v.u, nil }
+func (v value) Extras() Extras                        { return v.x }
+
+// parseWebhook is parseSecret's URL.
 func parseWebhook(raw string) (*url.URL, error) {
+	u, _, err := parseSecret(raw)
+	return u, err
+}
+
+// secretObject is a secret's value as a JSON object.
+type secretObject struct {
+	URL           string          `json:"url"`
+	WebhookURL    string          `json:"webhook_url"`
+	Headers       json.RawMessage `json:"headers"`
+	RoutingKey    string          `json:"routingKey"`
+	RoutingKeyAlt string          `json:"routing_key"`
+}
+
+// parseSecret takes the secret's value: the URL itself, or a JSON object
+// with a "url" (or "webhook_url") member, and optionally "headers" (an
+// object of header names to values, checked as DRAINPIPE_WEBHOOK_HEADERS
+// is) and "routingKey" ("routing_key"). Errors never quote the value.
+func parseSecret(raw string) (*url.URL, Extras, error) {
+	var extras Extras
 	raw = strings.TrimSpace(raw)
 	if strings.HasPrefix(raw, "{") {
-		var obj map[string]string
+		var obj secretObject
 		if err := json.Unmarshal([]byte(raw), &obj); err != nil {
-			return nil, errors.New("the value is neither a URL nor a JSON object of strings")
+			return nil, extras, errors.New("the value is neither a URL nor a JSON object of a url, headers and a routing key")
 		}
-		raw = obj["url"]
-		if raw == "" {
-			raw = obj["webhook_url"]
+		raw = cmp.Or(obj.URL, obj.WebhookURL)
+		extras.RoutingKey = cmp.Or(obj.RoutingKey, obj.RoutingKeyAlt)
+		if len(obj.Headers) > 0 {
+			h, err := webhook.ParseHeaders(string(obj.Headers))
+			if err != nil {
+				return nil, extras, fmt.Errorf("the secret's headers: %w", err)
+			}
+			h.Del("Content-Type") // the default: DRAINPIPE_WEBHOOK_HEADERS may set another
+			extras.Headers = h
 		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return nil, errors.New("the value is not an absolute URL")
+		return nil, extras, errors.New("the value is not an absolute URL")
 	}
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && isLoopback(u.Hostname()):
 		// A receiver on this machine (tests, a local relay).
 	default:
-		return nil, errors.New("the URL must use https")
+		return nil, extras, errors.New("the URL must use https")
 	}
-	return u, nil
+	return u, extras, nil
 }
 
 func isLoopback(host string) bool {

@@ -1,8 +1,6 @@
 package notify
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/drainpipe/drainpipe/internal/handler"
@@ -12,19 +10,6 @@ import (
 // nthMonitor is the monitor aws-node-termination-handler names in its
 // queue-processor mode, the one Drainpipe stands in for.
 const nthMonitor = "SQS_MONITOR"
-
-// body is the request body for a task: the template's output when one is
-// set, else {"text": Message}.
-func (n *Notifier) body(t handler.Task, r handler.Result, cluster string, elapsed time.Duration) ([]byte, error) {
-	if n.opts.Template == nil {
-		b, err := json.Marshal(map[string]string{"text": Message(t, r, cluster, elapsed)})
-		if err != nil {
-			return nil, fmt.Errorf("encoding notification: %w", err)
-		}
-		return b, nil
-	}
-	return webhook.Render(n.opts.Template, TemplateData(t, r, cluster, elapsed))
-}
 
 // TemplateData is what a template sees for a task. Drainpipe does not
 // look up the instance type, zone, provider ID, pods or labels for a

@@ -13,6 +13,9 @@ import (
 
 const account = "123456789012"
 
+// queueName is the queue the demo's SQS events come from.
+const queueName = "drainpipe"
+
 // spotWarning is EventBridge's two-minute Spot interruption warning for
 // instance, sent at now: the instance goes at now + 2 minutes.
 func spotWarning(instance string, now time.Time) map[string]any {
@@ -68,7 +71,7 @@ func sqsEvent(messageID string, body map[string]any, now time.Time) ([]byte, err
 			"ApproximateFirstReceiveTimestamp": ms,
 		},
 		EventSource:    "aws:sqs",
-		EventSourceARN: fmt.Sprintf("arn:aws:sqs:%s:%s:drainpipe", awsfake.Region, account),
+		EventSourceARN: fmt.Sprintf("arn:aws:sqs:%s:%s:%s", awsfake.Region, account, queueName),
 		AWSRegion:      awsfake.Region,
 	}}}
 	out, err := json.Marshal(ev)

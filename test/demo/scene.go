@@ -87,7 +87,16 @@ func buildScene(ctx context.Context, w io.Writer, cfg *rest.Config, fake *awsfak
 		})
 	}
 	fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: asgName, Hook: hookName, Token: hookToken, InstanceID: s.instance(1)})
+	stageAccount(fake)
 	return s, nil
+}
+
+// stageAccount makes the fake answer every other call the function makes,
+// as an account would: the hook (its heartbeat timeout caps a retry) and
+// the queue the events come from (its URL, to time retried records).
+func stageAccount(fake *awsfake.Server) {
+	fake.AddLifecycleHook(awsfake.LifecycleHook{ASG: asgName, Name: hookName, HeartbeatTimeout: 5 * time.Minute, DefaultResult: "CONTINUE"})
+	fake.AddQueue(account, queueName)
 }
 
 // instance is the EC2 instance id of node i (0-based).

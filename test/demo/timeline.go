@@ -79,8 +79,9 @@ func logSteps(records []map[string]any, n names) []step {
 				goneEarly[str("pod")] = len(out)
 			}
 		case "drain stopped":
+			evicted, left := drainCounts(r)
 			what = fmt.Sprintf("drain ended   %s: done=%v, %d evicted, %d left alone", n.node(str("node")),
-				r["done"], num("evicted"), num("skipped"))
+				r["done"], evicted, left)
 		case "record handled":
 			what = fmt.Sprintf("record %s   %s", str("outcome"), str("reason"))
 		default:
@@ -93,6 +94,16 @@ func logSteps(records []map[string]any, n names) []step {
 		}
 	}
 	return slices.DeleteFunc(out, func(s step) bool { return s.what == "" })
+}
+
+// drainCounts reads a "drain stopped" line's report (the drain report as
+// kept on the node): pods evicted, and pods left on purpose (DaemonSet,
+// mirror, tolerating, finished).
+func drainCounts(r map[string]any) (evicted, left int) {
+	rep, _ := r["report"].(map[string]any)
+	n, _ := rep["evicted"].(float64)
+	kept, _ := rep["leftOnPurpose"].([]any)
+	return int(n), len(kept)
 }
 
 // callSteps turns the calls the AWS fakes received into steps.

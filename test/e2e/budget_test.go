@@ -90,7 +90,7 @@ func measureStartToReady(t *testing.T, env ...string) {
 func TestBudgetPeakRSSDryRun(t *testing.T) {
 	budgetsOnly(t)
 	ctx := testContext(t)
-	rt := start(t, dryRunEnv...)
+	rt, _ := startDryRun(t)
 	msgs, want := tenRecords(t)
 	invokeOn(ctx, t, rt, 30*time.Second, msgs...)
 	checkOutcomes(t, rt, want)

@@ -14,7 +14,7 @@ import (
 // or in a shape DRAINPIPE_ACCEPT leaves out, and acts on the genuine one.
 func TestForgedEnvelopesRejected(t *testing.T) {
 	ctx := testContext(t)
-	rt := start(t, append(dryRunEnv, "DRAINPIPE_ACCEPT=eventbridge")...)
+	rt, _ := startDryRun(t, "DRAINPIPE_ACCEPT=eventbridge")
 	spot := func(id string, edit func(ev map[string]any)) []byte {
 		return freshEvent(t, "eventbridge-spot-interruption.json", func(ev map[string]any) {
 			forEC2Instance(id, "us-west-2")(ev)
@@ -44,7 +44,7 @@ func TestForgedEnvelopesRejected(t *testing.T) {
 	}
 	logs := recordLogs(rt)
 	for id, want := range map[string]string{
-		"genuine":       "done:",
+		"genuine":       "ignored:instance not found in EC2", // admitted and looked up
 		"other-account": `rejected:account "999999999999"`,
 		"other-region":  `rejected:region "eu-central-1"`,
 		"future":        "rejected:in the future",

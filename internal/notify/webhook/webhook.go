@@ -44,6 +44,9 @@ type Data struct {
 	Reason string
 	// Text is the sentence Drainpipe sends without a template.
 	Text string
+	// RoutingKey is the webhook secret's routing key (PagerDuty Events
+	// v2's routing_key), empty when it holds none.
+	RoutingKey string
 }
 
 // Sample is the data a template is tried on at start.
@@ -57,8 +60,17 @@ func Sample() Data {
 		AutoScalingGroupName: "workers", StartTime: at, EndTime: at.Add(2 * time.Minute),
 		Pods: []string{"web-1"}, NodeLabels: map[string]string{"kubernetes.io/os": "linux"},
 		AvailabilityZone: "us-east-1a", Cluster: "prod", Status: "done", Reason: "drained",
-		Text: "Drainpipe: spot-interruption on instance i-0123456789abcdef0",
+		Text: "Drainpipe: spot-interruption on instance i-0123456789abcdef0", RoutingKey: "R0UT1NGKEY",
 	}
+}
+
+// hostile is Sample with the characters a real reason holds (quotes, a
+// backslash, a line break, a tab): a JSON template must stay JSON with it.
+func hostile() Data {
+	d := Sample()
+	d.Reason = "evicting \"web-1\": Cannot evict pod as it would violate the pod's disruption budget.\n\tC:\\ <!channel> & more"
+	d.Description, d.Text = d.Reason, d.Reason
+	return d
 }
 
 // Template is a body with {{ .Field }} placeholders. It is not Go's
@@ -66,9 +78,14 @@ func Sample() Data {
 // makes the linker keep every exported method and triples the function's
 // binary. NTH's templates substitute fields only, which this covers;
 // actions (if, range, pipelines) are refused at start.
+//
+// A template whose text starts with { or [ is JSON: a placeholder inside
+// one of its strings is filled JSON-escaped (a quote in a reason must not
+// end the string), and the template must render to valid JSON.
 type Template struct {
 	text   []string // text[i] comes before fields[i]; one more text than fields
 	fields []string
+	quoted []bool // fields[i] sits inside a JSON string
 }
 
 // ParseTemplate parses a template and executes it once on Sample, so a
@@ -101,7 +118,40 @@ func ParseTemplate(s string) (*Template, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if t.markJSON() {
+		b, _ := Render(t, hostile())
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("the template starts as JSON but does not render to JSON: %w", err)
+		}
+	}
 	return t, nil
+}
+
+// markJSON sets quoted for a JSON template's placeholders that sit inside
+// a string, and reports whether the template is JSON.
+func (t *Template) markJSON() bool {
+	t.quoted = make([]bool, len(t.fields))
+	if first := strings.TrimSpace(t.text[0]); first == "" || (first[0] != '{' && first[0] != '[') {
+		return false
+	}
+	in, escaped := false, false
+	for i, text := range t.text {
+		for _, c := range text {
+			switch {
+			case escaped:
+				escaped = false
+			case in && c == '\\':
+				escaped = true
+			case c == '"':
+				in = !in
+			}
+		}
+		if i < len(t.fields) {
+			t.quoted[i] = in
+		}
+	}
+	return true
 }
 
 func validField(s string) bool {
@@ -113,7 +163,8 @@ func validField(s string) bool {
 	return s != ""
 }
 
-// Render fills t's placeholders from d, printed as text/template would.
+// Render fills t's placeholders from d, printed as text/template would,
+// JSON-escaped inside a JSON template's strings.
 func Render(t *Template, d Data) ([]byte, error) {
 	var b bytes.Buffer
 	for i, name := range t.fields {
@@ -121,6 +172,10 @@ func Render(t *Template, d Data) ([]byte, error) {
 		v, ok := d.field(name)
 		if !ok {
 			return nil, fmt.Errorf("executing the template: no variable .%s", name)
+		}
+		if i < len(t.quoted) && t.quoted[i] {
+			q, _ := json.Marshal(v) // a string always marshals
+			v = string(q[1 : len(q)-1])
 		}
 		b.WriteString(v)
 	}
@@ -169,6 +224,8 @@ func (d Data) field(name string) (string, bool) {
 		return d.Reason, true
 	case "Text":
 		return d.Text, true
+	case "RoutingKey":
+		return d.RoutingKey, true
 	}
 	return "", false
 }
