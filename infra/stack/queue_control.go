@@ -36,7 +36,7 @@ const cfnService = "cloudformation.amazonaws.com"
 // guardQueueControl denies the control actions on both queues to everyone
 // but the account's root user, the principals of Props.QueueAdminARNs and
 // whoever deploys the stack, so an `sqs:*` admin cannot quietly rewire
-// them. The deployer is CloudFormation's execution role when the stack's
+// them. The deployer is Props.DeployerRoleARN when set; else CloudFormation's execution role when the stack's
 // synthesizer names one (CDK's bootstrap: cdk-<qualifier>-cfn-exec-role),
 // which then alone may update and delete the queues; otherwise (the
 // standalone template, deployed with the caller's credentials)
@@ -50,7 +50,9 @@ func guardQueueControl(c *Construct) {
 	})}
 	notEquals := map[string]any{}
 	cond := map[string]any{"ArnNotEquals": notEquals}
-	if exec := executionRole(stack); exec != nil {
+	if d := c.Props.DeployerRoleARN; d != "" {
+		principals = append(principals, jsii.String(d))
+	} else if exec := executionRole(stack); exec != nil {
 		principals = append(principals, exec)
 	} else {
 		cond["ForAllValues:StringNotEquals"] = map[string]any{"aws:CalledVia": []string{cfnService}}
