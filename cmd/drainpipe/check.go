@@ -184,7 +184,7 @@ func gatherReport(ctx context.Context, rep *preflight.Report, f checkFlags, awsC
 	}
 	// The policies must be the deployed function's version; without the
 	// stack's, this command's.
-	want, wantOf := s.Version, "the function"
+	want, wantOf := baseVersion(s.Version), "the function"
 	if want == "" {
 		want, wantOf = baseVersion(version.Get().Version), "this drainpipe"
 	}
@@ -221,7 +221,8 @@ func kubeClients(awsCfg aws.Config, kubeconfig string) func(context.Context, str
 }
 
 // baseVersion is v without its development suffix (0.1.0-dev+abc: 0.1.0;
-// 0.2.0-rc.1.dev+abc: 0.2.0-rc.1).
+// 0.2.0-rc.1.dev+abc: 0.2.0-rc.1): a development build's stack tag and
+// command are of the release they lead up to.
 func baseVersion(v string) string {
 	v, _, _ = strings.Cut(v, "+")
 	return strings.TrimSuffix(strings.TrimSuffix(v, "-dev"), ".dev")
