@@ -1,11 +1,14 @@
 package deploy_test
 
 import (
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/preflight"
 )
 
 // TestAdmissionPolicyBoundsMatchDrainpipe: the policy's size bounds are
@@ -45,5 +48,29 @@ func TestAdmissionPolicyBoundsMatchDrainpipe(t *testing.T) {
 	}
 	if seen != 4 {
 		t.Errorf("found %d of the 4 bounds: policies renamed?", seen)
+	}
+}
+
+// TestAdmissionPoliciesVersioned: each policy carries the version in
+// internal/version/VERSION, which `drainpipe check` compares with the
+// deployed function's, and the manifest holds every policy check reads.
+func TestAdmissionPoliciesVersioned(t *testing.T) {
+	b, err := os.ReadFile("../internal/version/VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSpace(string(b))
+	var names []string
+	for _, p := range policyManifest(t) {
+		names = append(names, p.policy.Name)
+		if got := p.policy.Labels[preflight.VersionLabel]; got != want {
+			t.Errorf("%s: label %s = %q, want %q (internal/version/VERSION)", p.policy.Name, preflight.VersionLabel, got, want)
+		}
+		if !slices.Contains(p.binding.Spec.ValidationActions, "Deny") {
+			t.Errorf("%s: binding's validationActions %v, want Deny", p.binding.Name, p.binding.Spec.ValidationActions)
+		}
+	}
+	if !slices.Equal(names, preflight.WantPolicies()) {
+		t.Errorf("policies %v, want %v (preflight.WantPolicies)", names, preflight.WantPolicies())
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/drainpipe/drainpipe/internal/eks"
 	"github.com/drainpipe/drainpipe/internal/preflight"
+	"github.com/drainpipe/drainpipe/internal/version"
 )
 
 const checkUsage = `usage: drainpipe check [--stack NAME | -c key=value ...] [--role-arn ARN] [--queue-arn ARN]
@@ -191,6 +192,12 @@ func gatherReport(ctx context.Context, rep *preflight.Report, f checkFlags, awsC
 	} else if rep.Hooks, err = preflight.JudgeHooks(s, groups, f.others); err != nil {
 		rep.Checks = append(rep.Checks, preflight.Check{What: "lifecycle hooks", Status: preflight.Unknown, Detail: err.Error()})
 	}
+	// The policies must be the deployed function's version; without the
+	// stack's, this command's.
+	want, wantOf := baseVersion(s.Version), "the function"
+	if want == "" {
+		want, wantOf = baseVersion(version.Get().Version), "this drainpipe"
+	}
 	eksClient := awseks.NewFromConfig(awsCfg)
 	clients := kubeClients(awsCfg, f.kubeconfig)
 	for _, cluster := range s.Clusters {
@@ -198,13 +205,14 @@ func gatherReport(ctx context.Context, rep *preflight.Report, f checkFlags, awsC
 		rep.Checks = append(rep.Checks, entry)
 		k, err := clients(ctx, cluster)
 		if err != nil {
-			for _, what := range []string{"rbac", "flowcontrol"} {
+			for _, what := range []string{"rbac", "flowcontrol", "admission policies"} {
 				rep.Checks = append(rep.Checks, preflight.Check{Cluster: cluster, What: what, Status: preflight.Unknown,
 					Detail: fmt.Sprintf("reaching the cluster: %v", err)})
 			}
 			continue
 		}
-		rep.Checks = append(rep.Checks, rbacCheck(ctx, k, cluster, username), flowControlCheck(ctx, k, cluster))
+		rep.Checks = append(rep.Checks, rbacCheck(ctx, k, cluster, username), flowControlCheck(ctx, k, cluster),
+			admissionCheck(ctx, k, cluster, want, wantOf))
 	}
 	rep.Checks = append(rep.Checks, alarmTopic(ctx, awsCfg, s.TopicARN))
 }
@@ -220,6 +228,14 @@ func kubeClients(awsCfg aws.Config, kubeconfig string) func(context.Context, str
 		return func(context.Context, string) (kubernetes.Interface, error) { return nil, err }
 	}
 	return local.Client
+}
+
+// baseVersion is v without its development suffix (0.1.0-dev+abc: 0.1.0;
+// 0.2.0-rc.1.dev+abc: 0.2.0-rc.1): a development build's stack tag and
+// command are of the release they lead up to.
+func baseVersion(v string) string {
+	v, _, _ = strings.Cut(v, "+")
+	return strings.TrimSuffix(strings.TrimSuffix(v, "-dev"), ".dev")
 }
 
 // override sets *dst to v when the flag was given.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,9 +16,11 @@ import (
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
 
-// On a real API server, `check` finds deploy/rbac.yaml and
-// deploy/flowcontrol.yaml missing (the permissions group drainpipe lacks,
-// the FlowSchemas absent), then each in place once applied, and exits 0
+// On a real API server, `check` finds deploy/rbac.yaml,
+// deploy/flowcontrol.yaml and deploy/admission-policy.yaml missing (the
+// permissions group drainpipe lacks, the FlowSchemas and policies absent),
+// then each in place once applied, policies of another version than the
+// function's as a gap, and exits 0
 // when nothing is left: the account's one group served, the access entry
 // there, the alarm topic confirmed.
 func TestCheckClusterManifests(t *testing.T) {
@@ -60,6 +63,17 @@ func TestCheckClusterManifests(t *testing.T) {
 	if _, _, err := fleet.ApplyFlowControl(ctx, env.Client, "../../deploy/flowcontrol.yaml"); err != nil {
 		t.Fatal(err)
 	}
+	// RBAC alone is not the install: without the admission policies,
+	// group drainpipe may patch any field of any node or pod.
+	code, stdout, stderr = runCLI(t, nil, "", args...)
+	_, _, checks = decodeReport(t, stdout)
+	if c := checks["prod/admission policies"]; code != exitFail || c.Status != preflight.Gap ||
+		!slices.Contains(c.Missing, "ValidatingAdmissionPolicy drainpipe-pod-changes not applied") {
+		t.Errorf("without deploy/admission-policy.yaml: %d %+v (%s)", code, c, stderr)
+	}
+	if err := fleet.ApplyAdmissionPolicies(ctx, env.Client, "../../deploy/admission-policy.yaml"); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr = runCLI(t, nil, "", args...)
 	rep, _, checks := decodeReport(t, stdout)
 	if code != exitOK {
@@ -72,5 +86,16 @@ func TestCheckClusterManifests(t *testing.T) {
 	}
 	if len(rep.Hooks) != 1 || rep.Hooks[0].Group != "prod-workers" || rep.Hooks[0].Status != preflight.OK {
 		t.Errorf("hooks %+v, want prod-workers' served", rep.Hooks)
+	}
+
+	// A function of another version than the policies: they may refuse
+	// its writes, or admit what it no longer writes.
+	fake.AddStack(awsfake.Stack{Name: "Drainpipe", Tags: map[string]string{"drainpipe:version": "9.9.9"},
+		Outputs: map[string]string{"FunctionName": "Drainpipe-Fn", "QueueArn": checkQueue, "RoleArn": checkRole, "AlarmTopicArn": checkTopic}})
+	code, stdout, stderr = runCLI(t, nil, "", args...)
+	_, _, checks = decodeReport(t, stdout)
+	if c := checks["prod/admission policies"]; code != exitFail || c.Status != preflight.Gap || len(c.Missing) != 2 ||
+		!strings.Contains(c.Missing[0], `of version "0.1.0", the function is 9.9.9`) {
+		t.Errorf("policies of another version than the function's: %d %+v (%s)", code, c, stderr)
 	}
 }

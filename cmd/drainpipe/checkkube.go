@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +82,32 @@ func flowControlCheck(ctx context.Context, k kubernetes.Interface, cluster strin
 		}
 	}
 	return preflight.JudgeFlowControl(cluster, schemas, levels)
+}
+
+// admissionCheck reads deploy/admission-policy.yaml's policies and their
+// bindings from the cluster: applied, bound (Deny) and of version.
+func admissionCheck(ctx context.Context, k kubernetes.Interface, cluster, version, versionOf string) preflight.Check {
+	api := k.AdmissionregistrationV1()
+	found := map[string]preflight.Policy{}
+	for _, name := range preflight.WantPolicies() {
+		p, err := api.ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
+		if objectMissing(err) {
+			continue
+		}
+		if err != nil {
+			return preflight.Check{Cluster: cluster, What: "admission policies", Status: preflight.Unknown,
+				Detail: fmt.Sprintf("reading ValidatingAdmissionPolicy %s (admissionregistration.k8s.io/v1, Kubernetes 1.30+): %v", name, err)}
+		}
+		got := preflight.Policy{Version: p.Labels[preflight.VersionLabel]}
+		b, err := api.ValidatingAdmissionPolicyBindings().Get(ctx, name, metav1.GetOptions{})
+		if err != nil && !objectMissing(err) {
+			return preflight.Check{Cluster: cluster, What: "admission policies", Status: preflight.Unknown,
+				Detail: fmt.Sprintf("reading ValidatingAdmissionPolicyBinding %s: %v", name, err)}
+		}
+		got.Bound = err == nil && b.Spec.PolicyName == name && slices.Contains(b.Spec.ValidationActions, admissionv1.Deny)
+		found[name] = got
+	}
+	return preflight.JudgeAdmission(cluster, found, version, versionOf)
 }
 
 // objectMissing tells an object that does not exist (404 naming it) from

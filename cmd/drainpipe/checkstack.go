@@ -131,5 +131,10 @@ func deployedStack(ctx context.Context, cfg aws.Config, name string) (preflight.
 		return preflight.Stack{}, fmt.Errorf("function %s's configuration: %w", fn, err)
 	}
 	s.QueueARN, s.RoleARN, s.TopicARN = outputs["QueueArn"], outputs["RoleArn"], outputs["AlarmTopicArn"]
+	for _, tag := range out.Stacks[0].Tags {
+		if aws.ToString(tag.Key) == "drainpipe:version" { // infra/stack.VersionTag
+			s.Version = aws.ToString(tag.Value)
+		}
+	}
 	return s, nil
 }

@@ -155,7 +155,7 @@ func TestDLQRedriveCompletesLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster}
-	code, stdout, stderr := runCLI(t, env, string(input), "run", "--kubeconfig", s.kubeconfig, "--timeout", "90s", "-")
+	code, stdout, stderr := runCLI(t, env, string(input), "run", "--kubeconfig", s.kubeconfig, "--timeout", "90s", "--yes", "-")
 	if code != exitOK || strings.TrimSpace(stdout) != `{"batchItemFailures":[]}` {
 		t.Fatalf("run: exit %d, stdout %s\nstderr: %s", code, stdout, stderr)
 	}

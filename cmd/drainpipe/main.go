@@ -48,7 +48,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"explain":    {usage: "explain [--now TIME] [--function-arn ARN] [FILE|-]...   show what Drainpipe would do with SQS messages (no network)", run: explain},
-		"run":        {usage: "run [--kubeconfig PATH] [--context NAME] [--dry-run] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
+		"run":        {usage: "run [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--function-arn ARN] [--timeout D] [FILE|-]   handle one SQS event for real, once", run: runEvent},
 		"nodes":      {usage: "nodes [--kubeconfig PATH] [--context NAME] [-o wide|json] [NODE]   list the nodes Drainpipe holds out of service, or one's drain report", run: nodes},
 		"uncordon":   {usage: "uncordon [--kubeconfig PATH] [--context NAME] [--dry-run] [--yes] [--force] NODE... | --all | -l SELECTOR   give nodes back as Drainpipe would", run: uncordon},
 		"version":    {usage: "version   print the version, commit and Go version (also --version)", run: printVersion},

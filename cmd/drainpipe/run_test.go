@@ -66,6 +66,16 @@ func newRunScene(ctx context.Context, t *testing.T) *runScene {
 	return &runScene{env: env, fake: fake, kubeconfig: sb.KubeconfigPath(), node: node, instance: id}
 }
 
+// newHookScene is a runScene whose instance has a pending terminate hook,
+// and its state before the run.
+func newHookScene(t *testing.T) (context.Context, *runScene, state) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	s := newRunScene(ctx, t)
+	s.fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: "workers", Hook: "drain", Token: hookToken, InstanceID: s.instance})
+	return ctx, s, s.state(ctx, t)
+}
+
 // state is what a run may change: the node's cordon and taint, the pods
 // left on it, and the hooks completed.
 type state struct {
@@ -132,11 +142,7 @@ func TestRunLocal(t *testing.T) {
 		{name: "dry run", dryRun: true, wrap: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-			defer cancel()
-			s := newRunScene(ctx, t)
-			s.fake.AddLifecycleAction(awsfake.LifecycleAction{ASG: "workers", Hook: "drain", Token: hookToken, InstanceID: s.instance})
-			before := s.state(ctx, t)
+			ctx, s, before := newHookScene(t)
 
 			input := lifecycleBody(s.instance)
 			if tc.wrap {
@@ -145,6 +151,8 @@ func TestRunLocal(t *testing.T) {
 			args := []string{"run", "--kubeconfig", s.kubeconfig, "--timeout", "90s", "-"}
 			if tc.dryRun {
 				args = append(args, "--dry-run") // after the input: flags may come anywhere
+			} else {
+				args = append(args, "--yes", "--function-arn", runFunction)
 			}
 			env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster}
 			code, stdout, stderr := runCLI(t, env, input, args...)
@@ -200,7 +208,7 @@ func TestRunRetryLeavesQueueAlone(t *testing.T) {
 	}
 	// The budget blocks the drain past the 8 s invocation (2 s reserve).
 	env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster, "DRAINPIPE_DEADLINE_RESERVE": "2s"}
-	code, stdout, stderr := runCLI(t, env, string(event), "run", "--kubeconfig", s.kubeconfig, "--timeout", "8s", "-")
+	code, stdout, stderr := runCLI(t, env, string(event), "run", "--kubeconfig", s.kubeconfig, "--timeout", "8s", "--yes", "-")
 	if got, want := strings.TrimSpace(stdout), `{"batchItemFailures":[{"itemIdentifier":"m-1"}]}`; code != exitRetry || got != want {
 		t.Fatalf("exit %d, stdout %s; want %d and %s\nstderr: %s", code, got, exitRetry, want, stderr)
 	}
@@ -208,6 +216,43 @@ func TestRunRetryLeavesQueueAlone(t *testing.T) {
 		if c.Service == awsfake.ServiceSQS {
 			t.Errorf("drainpipe run called SQS: %s %v", c.Action, c.Params)
 		}
+	}
+}
+
+// runFunction is the function the events of lifecycleBody are for.
+const runFunction = "arn:aws:lambda:" + awsfake.Region + ":123456789012:function:drainpipe"
+
+// drainpipe run writes to a cluster as the other writing commands do: only
+// when confirmed (--yes, standard input not being a terminal), and only for
+// events of the function's account and region, as the function itself.
+func TestRunConfirmsAndChecksOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		region string // the event's
+		code   int
+		stderr string
+	}{
+		{"not confirmed", nil, awsfake.Region, exitUsage, "drainpipe run: not confirmed, nothing done. It would handle 1 record(s)"},
+		{"another region", []string{"--yes"}, "eu-central-1", exitOK, `event from region \"eu-central-1\", not this function's region ` + awsfake.Region},
+		{"another account", []string{"--yes", "--function-arn", "arn:aws:lambda:" + awsfake.Region + ":210987654321:function:drainpipe"},
+			awsfake.Region, exitOK, `event from account \"123456789012\", not this function's account 210987654321`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, s, before := newHookScene(t)
+			input := strings.Replace(lifecycleBody(s.instance), `"region":"`+awsfake.Region+`"`, `"region":"`+tc.region+`"`, 1)
+			args := append([]string{"run", "--kubeconfig", s.kubeconfig, "--timeout", "90s", "-"}, tc.args...)
+			code, stdout, stderr := runCLI(t, map[string]string{"DRAINPIPE_CLUSTERS": runCluster}, input, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, want %d; stderr %s\nwant it to contain %s\nstdout: %s", code, tc.code, stderr, tc.stderr, stdout)
+			}
+			if diff := cmp.Diff(before, s.state(ctx, t)); diff != "" {
+				t.Errorf("run changed the cluster or a hook (-before +after):\n%s", diff)
+			}
+			if got := len(s.fake.CallsTo("DescribeInstances")); got != 0 {
+				t.Errorf("DescribeInstances calls = %d, want none: nothing to act on", got)
+			}
+		})
 	}
 }
 
@@ -224,6 +269,7 @@ func TestRunUsage(t *testing.T) {
 		{"bad timeout", map[string]string{"DRAINPIPE_CLUSTERS": "a"}, []string{"run", "--timeout", "-1s"}, "--timeout must be positive"},
 		{"bad config", map[string]string{"DRAINPIPE_CLUSTERS": "a", "DRAINPIPE_ACTION_SPOT": "explode"}, []string{"run"}, "DRAINPIPE_ACTION_SPOT"},
 		{"bad flag", nil, []string{"run", "--nope"}, "flag provided but not defined"},
+		{"bad function", map[string]string{"DRAINPIPE_CLUSTERS": "a"}, []string{"run", "--function-arn", "arn:aws:sqs:x"}, "--function-arn: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.env, "{}", tc.args...)

@@ -198,7 +198,7 @@ func TestRunWithoutCredentials(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	env := map[string]string{"DRAINPIPE_CLUSTERS": runCluster}
-	code, stdout, stderr := runCLI(t, env, lifecycleBody("i-0123456789abcdef0"), "run", "--kubeconfig", writeKubeconfig(t), "-")
+	code, stdout, stderr := runCLI(t, env, lifecycleBody("i-0123456789abcdef0"), "run", "--kubeconfig", writeKubeconfig(t), "--yes", "-")
 	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "credentials") {
 		t.Fatalf("exit %d, stdout %q, stderr %s; want %d and the missing credentials named", code, stdout, stderr, exitUsage)
 	}

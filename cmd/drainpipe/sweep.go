@@ -104,10 +104,15 @@ func printSweep(out io.Writer, rep sweep.Report, format string) error {
 // sweepPlan says what a sweep writes, for its confirmation: which repairs
 // it makes is known only once EC2 is asked, which --dry-run does.
 func sweepPlan(cfg config.Config) string {
-	where := "cluster(s) " + strings.Join(cfg.Clusters, ", ")
-	if cfg.Kubeconfig != "" {
-		where = "the cluster of kubeconfig " + cfg.Kubeconfig
-	}
-	return "repair, in " + where + ", every node Drainpipe holds that a lost notice left: give back a node whose " +
+	return "repair, in " + clusterWhere(cfg) + ", every node Drainpipe holds that a lost notice left: give back a node whose " +
 		"threat is over, taint out of service one whose instance stopped, and act on scheduled events no notice announced."
+}
+
+// clusterWhere names the cluster(s) a command writes to, for its
+// confirmation.
+func clusterWhere(cfg config.Config) string {
+	if cfg.Kubeconfig != "" {
+		return "the cluster of kubeconfig " + cfg.Kubeconfig
+	}
+	return "cluster(s) " + strings.Join(cfg.Clusters, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
 )
 
 // trusted is one context key whose ARNs the queue trusts: what they send,
@@ -31,11 +32,16 @@ const (
 )
 
 func (p Props) trustedARNs() []trusted {
+	var deployer []string
+	if p.DeployerRoleARN != "" {
+		deployer = []string{p.DeployerRoleARN}
+	}
 	return []trusted{
 		{"senderRoleArns", "roles", p.SenderRoleARNs, senderAccountProblem},
 		{"operatorRoleArns", "roles", p.OperatorRoleARNs, operatorAccountProblem},
 		{"snsTopicArns", "topics", p.SNSTopicARNs, topicAccountProblem},
 		{"queueAdminArns", "principals", p.QueueAdminARNs, adminAccountProblem},
+		{"deployerRoleArn", "roles", deployer, adminAccountProblem},
 	}
 }
 
@@ -102,4 +108,31 @@ func checkTrustedAccount(c *Construct) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// pinTrustedAccount makes the template of a stack whose account is unknown
+// at synth refuse, before CloudFormation creates anything, a deploy to
+// another account than its trusted roles' and topics' (Validate holds them
+// to one): synth cannot tell, and a topic of another account would
+// otherwise feed the queue.
+func pinTrustedAccount(c *Construct) {
+	stack := awscdk.Stack_Of(c.Scope)
+	if !*awscdk.Token_IsUnresolved(stack.Account()) {
+		return
+	}
+	var all []string
+	for _, t := range c.Props.trustedARNs() {
+		all = append(all, t.arns...)
+	}
+	accounts := arnAccounts(all)
+	if len(accounts) != 1 {
+		return
+	}
+	awscdk.NewCfnRule(stack, jsii.String("TrustedAccount"), &awscdk.CfnRuleProps{
+		Assertions: &[]*awscdk.CfnRuleAssertion{{
+			Assert: awscdk.Fn_ConditionEquals(stack.Account(), jsii.String(accounts[0])),
+			AssertDescription: jsii.String(fmt.Sprintf("senderRoleArns, operatorRoleArns, snsTopicArns, queueAdminArns and deployerRoleArn "+
+				"are of account %s: deploy the stack there (%s)", accounts[0], "a role or topic of another account could feed the function")),
+		}},
+	})
 }

@@ -84,6 +84,7 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	denyOtherSenders(p, c.Rules, topics, c.NotificationRole, c.Queue, c.DeadLetterQueue)
 	guardConsumers(c)
 	guardQueueControl(c)
+	pinTrustedAccount(c)
 	newAlarms(c)
 	warnUnsubscribedAlarms(c)
 	c.QueueControlRule = queueControlAlarm(c)

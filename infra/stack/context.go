@@ -72,6 +72,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.list("operatorRoleArns", &p.OperatorRoleARNs)
 	r.list("snsTopicArns", &p.SNSTopicARNs)
 	r.list("queueAdminArns", &p.QueueAdminARNs)
+	r.str("deployerRoleArn", &p.DeployerRoleARN)
 	r.str("codeSigningConfigArn", &p.CodeSigningConfigARN)
 	r.list("subnetIds", &p.SubnetIDs)
 	r.list("securityGroupIds", &p.SecurityGroupIDs)

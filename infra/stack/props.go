@@ -88,6 +88,11 @@ type Props struct {
 	// deployer, change the queues' attributes, permissions and tags, and
 	// delete them; everyone else is denied.
 	QueueAdminARNs []string
+	// DeployerRoleARN names the role that deploys the stack: it alone is
+	// then the deployer the queue-control deny exempts, instead of CDK's
+	// bootstrap execution role (shared by every stack of the account) or,
+	// for the standalone template, CloudFormation acting for any caller.
+	DeployerRoleARN string
 	// SubnetIDs and SecurityGroupIDs place the function in a VPC (both or
 	// neither), for clusters whose API endpoint is private.
 	SubnetIDs        []string

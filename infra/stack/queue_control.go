@@ -3,6 +3,7 @@ package stack
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -21,6 +22,12 @@ var controlActions = []string{
 	"sqs:SetQueueAttributes", "sqs:DeleteQueue", "sqs:AddPermission", "sqs:RemovePermission", "sqs:TagQueue", "sqs:UntagQueue",
 }
 
+// moveActions start and cancel SQS's message-move tasks: one moves every
+// dead-lettered notice back into the queue (replaying old interruptions),
+// the other stops an operator's redrive halfway. `drainpipe dlq redrive`
+// needs both, for the operator roles and the named admins only.
+var moveActions = []string{"sqs:StartMessageMoveTask", "sqs:CancelMessageMoveTask"}
+
 // cfnService is the service principal CloudFormation acts as when it
 // deploys with the caller's own credentials (no execution role): the
 // requests it makes then carry it in aws:CalledVia.
@@ -29,7 +36,7 @@ const cfnService = "cloudformation.amazonaws.com"
 // guardQueueControl denies the control actions on both queues to everyone
 // but the account's root user, the principals of Props.QueueAdminARNs and
 // whoever deploys the stack, so an `sqs:*` admin cannot quietly rewire
-// them. The deployer is CloudFormation's execution role when the stack's
+// them. The deployer is Props.DeployerRoleARN when set; else CloudFormation's execution role when the stack's
 // synthesizer names one (CDK's bootstrap: cdk-<qualifier>-cfn-exec-role),
 // which then alone may update and delete the queues; otherwise (the
 // standalone template, deployed with the caller's credentials)
@@ -43,7 +50,9 @@ func guardQueueControl(c *Construct) {
 	})}
 	notEquals := map[string]any{}
 	cond := map[string]any{"ArnNotEquals": notEquals}
-	if exec := executionRole(stack); exec != nil {
+	if d := c.Props.DeployerRoleARN; d != "" {
+		principals = append(principals, jsii.String(d))
+	} else if exec := executionRole(stack); exec != nil {
 		principals = append(principals, exec)
 	} else {
 		cond["ForAllValues:StringNotEquals"] = map[string]any{"aws:CalledVia": []string{cfnService}}
@@ -52,8 +61,15 @@ func guardQueueControl(c *Construct) {
 		principals = append(principals, jsii.String(a))
 	}
 	notEquals["aws:PrincipalArn"] = principals
+	// No deployer moves messages: the move tasks' exemptions are the root
+	// user, the named admins and the operators, who redrive.
+	movers := slices.Clone(principals[:1])
+	for _, a := range append(slices.Clone(c.Props.QueueAdminARNs), c.Props.OperatorRoleARNs...) {
+		movers = append(movers, jsii.String(a))
+	}
 	for i, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
 		denyOnQueue(q, fmt.Sprintf("DenyQueueControl%d", i), controlActions, cond)
+		denyOnQueue(q, fmt.Sprintf("DenyMessageMove%d", i), moveActions, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": movers}})
 	}
 }
 
@@ -106,33 +122,41 @@ func queueControlAlarm(c *Construct) awsevents.Rule {
 		path := awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("/"), account, jsii.String("/"), q.QueueName()})
 		urls = append(urls, map[string]any{"suffix": path})
 	}
+	arns := []any{c.Queue.QueueArn(), c.DeadLetterQueue.QueueArn()}
 	rule := awsevents.NewRule(c.Scope, jsii.String("QueueControlAlarm"), &awsevents.RuleProps{
-		Description: jsii.String("Drainpipe: someone changed, deleted or re-permissioned Drainpipe's queues (see the QueueControlAlarm runbook)"),
+		Description: jsii.String("Drainpipe: someone changed, deleted, re-permissioned or moved messages of Drainpipe's queues (see the QueueControlAlarm runbook)"),
 		EventPattern: &awsevents.EventPattern{
 			Source:     jsii.Strings("aws.sqs"),
 			DetailType: jsii.Strings("AWS API Call via CloudTrail"),
+			// A move task names its queues by ARN; its cancellation only by
+			// an opaque task handle, so every cancellation in the account
+			// and region is matched.
 			Detail: &map[string]any{
-				"eventSource":       []string{"sqs.amazonaws.com"},
-				"eventName":         controlEventNames(),
-				"requestParameters": map[string]any{"queueUrl": urls},
+				"eventSource": []string{"sqs.amazonaws.com"},
+				"$or": []any{
+					map[string]any{"eventName": names(controlActions), "requestParameters": map[string]any{"queueUrl": urls}},
+					map[string]any{"eventName": names(moveActions[:1]), "requestParameters": map[string]any{"sourceArn": arns}},
+					map[string]any{"eventName": names(moveActions[:1]), "requestParameters": map[string]any{"destinationArn": arns}},
+					map[string]any{"eventName": names(moveActions[1:])},
+				},
 			},
 		},
 	})
 	field := func(path string) string { return *awsevents.EventField_FromPath(jsii.String(path)) }
 	rule.AddTarget(awseventstargets.NewSnsTopic(c.AlarmTopic, &awseventstargets.SnsTopicProps{
 		Message: awsevents.RuleTargetInput_FromText(jsii.String(fmt.Sprintf(
-			"QueueControlAlarm: %s on Drainpipe queue %s by %s at %s (error: %s). Runbook: QueueControlAlarm in docs/operations.md.",
-			field("$.detail.eventName"), field("$.detail.requestParameters.queueUrl"), field("$.detail.userIdentity.arn"),
-			field("$.time"), field("$.detail.errorCode")))),
+			"QueueControlAlarm: %s on Drainpipe queue %s%s by %s at %s (error: %s). Runbook: QueueControlAlarm in docs/operations.md.",
+			field("$.detail.eventName"), field("$.detail.requestParameters.queueUrl"), field("$.detail.requestParameters.sourceArn"),
+			field("$.detail.userIdentity.arn"), field("$.time"), field("$.detail.errorCode")))),
 	}))
 	return rule
 }
 
-// controlEventNames are controlActions as CloudTrail names them.
-func controlEventNames() []string {
-	names := make([]string, len(controlActions))
-	for i, a := range controlActions {
-		names[i] = strings.TrimPrefix(a, "sqs:")
+// names are actions as CloudTrail names them.
+func names(actions []string) []string {
+	out := make([]string, len(actions))
+	for i, a := range actions {
+		out[i] = strings.TrimPrefix(a, "sqs:")
 	}
-	return names
+	return out
 }

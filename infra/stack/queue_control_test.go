@@ -84,6 +84,18 @@ func TestQueueControlEvaluated(t *testing.T) {
 						ask("unnamed admin through CloudFormation", "arn:aws:iam::"+simAccount+":role/admin", a, "ExplicitlyDenied", true)
 					}
 				}
+				// A message move: unnamed admins may neither start one
+				// (replaying the dead letters) nor cancel a redrive; the
+				// operators and named admins run `drainpipe dlq redrive`.
+				for _, a := range moveActions {
+					ask("unnamed admin", "arn:aws:iam::"+simAccount+":role/admin", a, "ExplicitlyDenied", false)
+					ask("unnamed admin through CloudFormation", "arn:aws:iam::"+simAccount+":role/admin", a, "ExplicitlyDenied", true)
+					ask("root", "arn:aws:iam::"+simAccount+":root", a, "Allowed", false)
+					if name != "defaults" {
+						ask("named admin", queueAdmin, a, "Allowed", false)
+						ask("operator", operatorRole, a, "Allowed", false)
+					}
+				}
 				ask("foreign sender", foreign, "sqs:SendMessage", "refused", false)
 				got := simulate(t, policy, reqs)
 				for n, w := range want {
@@ -108,14 +120,20 @@ func TestQueueControlEvaluated(t *testing.T) {
 
 // TestQueueControlAlarm: a CloudTrail-backed rule matches the control
 // actions on either queue, by the queue URL's path (either endpoint form),
+// a message move from or into either queue, and any move's cancellation,
 // and notifies the alarm topic, whose policy lets EventBridge publish.
 func TestQueueControlAlarm(t *testing.T) {
 	tpl := synth(t, testProps(t))
 	rule := tpl.byAlias(t, "QueueControlAlarm")
 	got := tpl.render(rule.Properties["EventPattern"])
-	want := `{"detail":{"eventName":["SetQueueAttributes","DeleteQueue","AddPermission","RemovePermission","TagQueue","UntagQueue"],` +
-		`"eventSource":["sqs.amazonaws.com"],"requestParameters":{"queueUrl":[{"suffix":"/${AWS::AccountId}/${Queue.QueueName}"},` +
-		`{"suffix":"/${AWS::AccountId}/${DeadLetterQueue.QueueName}"}]}},"detail-type":["AWS API Call via CloudTrail"],"source":["aws.sqs"]}`
+	queues := `["${Queue.Arn}","${DeadLetterQueue.Arn}"]`
+	want := `{"detail":{"$or":[{"eventName":["SetQueueAttributes","DeleteQueue","AddPermission","RemovePermission","TagQueue","UntagQueue"],` +
+		`"requestParameters":{"queueUrl":[{"suffix":"/${AWS::AccountId}/${Queue.QueueName}"},` +
+		`{"suffix":"/${AWS::AccountId}/${DeadLetterQueue.QueueName}"}]}},` +
+		`{"eventName":["StartMessageMoveTask"],"requestParameters":{"sourceArn":` + queues + `}},` +
+		`{"eventName":["StartMessageMoveTask"],"requestParameters":{"destinationArn":` + queues + `}},` +
+		`{"eventName":["CancelMessageMoveTask"]}],` +
+		`"eventSource":["sqs.amazonaws.com"]},"detail-type":["AWS API Call via CloudTrail"],"source":["aws.sqs"]}`
 	if got != want {
 		t.Errorf("pattern\n got %s\nwant %s", got, want)
 	}

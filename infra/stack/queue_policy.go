@@ -90,6 +90,9 @@ func denyOtherSenders(p Props, rules []awsevents.Rule, topics []*string, notifyR
 		notEquals["aws:PrincipalArn"] = principals
 	}
 	for i, q := range queues {
+		if len(topics) > 0 {
+			denyForeignSources(q, i)
+		}
 		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:        jsii.String(fmt.Sprintf("DenyOtherSenders%d", i)),
 			Effect:     awsiam.Effect_DENY,
@@ -99,4 +102,24 @@ func denyOtherSenders(p Props, rules []awsevents.Rule, topics []*string, notifyR
 			Conditions: &map[string]any{"ArnNotEquals": notEquals},
 		}))
 	}
+}
+
+// denyForeignSources denies sending on behalf of a resource of another
+// account than the queue's (aws:SourceAccount, which SNS and EventBridge
+// set and no caller can): a subscribed topic of another account, which a
+// stack whose account is unknown at synth cannot refuse, feeds nothing.
+// Requests without the key (a role's own) are left to the other
+// statements.
+func denyForeignSources(q awssqs.Queue, i int) {
+	q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String(fmt.Sprintf("DenyForeignSources%d", i)),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewAnyPrincipal()},
+		Actions:    jsii.Strings("sqs:SendMessage"),
+		Resources:  &[]*string{q.QueueArn()},
+		Conditions: &map[string]any{
+			"Null":            map[string]any{"aws:SourceAccount": "false"},
+			"StringNotEquals": map[string]any{"aws:SourceAccount": awscdk.Stack_Of(q).Account()},
+		},
+	}))
 }

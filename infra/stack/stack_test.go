@@ -144,8 +144,9 @@ func TestQueuePolicies(t *testing.T) {
 					// the senders' deny: TestQueuesDenySendingToOthers
 				case s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:PurgeQueue"):
 					// the consumers' deny: TestConsumersGuarded
-				case s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:SetQueueAttributes"):
-					// the queue control deny: TestQueueControlEvaluated
+				case s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:SetQueueAttributes"),
+					s.Effect == "Deny" && slices.Contains(s.Actions, "sqs:StartMessageMoveTask"):
+					// the queue control and message move denies: TestQueueControlEvaluated
 				case s.Effect == "Deny":
 					want := statement{Where: s.Where, Effect: "Deny", Principal: `{"AWS":"*"}`, Actions: []string{"sqs:*"},
 						Resources: []string{"${" + q + ".Arn}"}, Condition: `{"Bool":{"aws:SecureTransport":"false"}}`}

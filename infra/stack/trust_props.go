@@ -45,6 +45,9 @@ func (p Props) validateTrust() []error {
 			bad("queueAdminArns: %q is not the ARN of an IAM role or user (no wildcards)", a)
 		}
 	}
+	if p.DeployerRoleARN != "" && !roleARN.MatchString(p.DeployerRoleARN) {
+		bad("deployerRoleArn: %q is not an IAM role ARN", p.DeployerRoleARN)
+	}
 	for _, t := range p.SNSTopicARNs {
 		if !topicARN.MatchString(t) || strings.HasSuffix(t, ".fifo") {
 			bad("snsTopicArns: %q is not the ARN of a standard SNS topic (a standard queue cannot subscribe to a FIFO topic)", t)

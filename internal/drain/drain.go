@@ -62,6 +62,11 @@ type Request struct {
 	// known to be pending). An error stops the Run there: nothing is
 	// evicted, and Run returns it, wrapped.
 	AfterCordon func(ctx context.Context) error
+	// ReportBy is when the drain report's write must end at the latest:
+	// the invocation's end less what completing hooks needs. The write
+	// does not end with Run's context, which has usually ended when it
+	// starts. Zero: DefaultReportTime from when the write starts.
+	ReportBy time.Time
 }
 
 func (r Request) validate() error {
@@ -111,6 +116,10 @@ type Report struct {
 	BlockedSince time.Time     `json:"blocked_since,omitzero"`
 	Skipped      []Skipped     `json:"skipped,omitempty"`
 	Elapsed      time.Duration `json:"elapsed"`
+	// ReportLost: the drain report could not be written on the node in
+	// the time allowed, twice (counted in a metric; the node's report and
+	// what reads it are then a Run behind).
+	ReportLost bool `json:"report_lost,omitempty"`
 	// Done is true when the node is cordoned and, for an evicting request,
 	// no pod is left to evict or to wait for (stuck pods aside).
 	Done bool `json:"done"`
@@ -177,6 +186,7 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	rep.Elapsed = d.now().Sub(start)
 	s, err := d.writeSummary(ctx, req, rep, prev, len(r.targets) > 0)
 	if err != nil {
+		rep.ReportLost = true
 		log.Warn("drain report not kept on the node", slog.String("error", err.Error()))
 	}
 	if len(rep.BlockedByPDB) > 0 {

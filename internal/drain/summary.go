@@ -2,16 +2,12 @@ package drain
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // maxListed bounds each list of a Summary; the rest is counted in More.
@@ -32,10 +28,6 @@ const (
 	MaxHoldsChars      = 8192
 	MaxAnnotationChars = 2048
 )
-
-// reportTimeout bounds the report's write after a Run, whose own context
-// may have ended (an invocation's time running out is when it matters).
-const reportTimeout = 2 * time.Second
 
 // Block is a pod a disruption budget refused to let go.
 type Block struct {
@@ -179,27 +171,4 @@ func ReadSummary(node *corev1.Node) (Summary, bool) {
 		return Summary{}, false
 	}
 	return s, true
-}
-
-// writeSummary writes the Run's summary on the node, unless a Run that
-// found nothing to do would only repeat it.
-func (d *Drainer) writeSummary(ctx context.Context, req Request, rep Report, prev Summary, acted bool) (Summary, error) {
-	s := Summarize(prev, req, rep, d.now())
-	if !acted && prev.State == s.State && prev.EventID == s.EventID && prev.Kind == s.Kind {
-		return prev, nil
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return s, fmt.Errorf("encoding drain report: %w", err)
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{AnnotationReport: string(b)}}})
-	if err != nil {
-		return s, fmt.Errorf("encoding node patch: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
-	defer cancel()
-	if _, err := d.client.CoreV1().Nodes().Patch(ctx, req.Node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return s, fmt.Errorf("writing drain report on %s: %w", req.Node, err)
-	}
-	return s, nil
 }

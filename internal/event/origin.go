@@ -10,10 +10,14 @@ import (
 // gone wrong) and could outlive every staleness check.
 const MaxFutureSkew = 5 * time.Minute
 
-// Origin is the account and region the function runs in. Its zero value
-// means unknown (local runs): nothing is compared then.
+// Origin is the partition, account and region the function runs in. Its
+// zero value means unknown (local runs): nothing is compared then.
 type Origin struct {
 	Account, Region string
+	// Partition (aws, aws-cn, aws-us-gov...): an account id is only
+	// unique within one, so a topic of the same id in another partition is
+	// another account's.
+	Partition string
 }
 
 // OriginFromFunctionARN reads the account and region of a Lambda function
@@ -23,7 +27,7 @@ func OriginFromFunctionARN(arn string) (Origin, error) {
 	if len(parts) < 7 || parts[0] != "arn" || parts[2] != "lambda" || parts[5] != "function" {
 		return Origin{}, rejectf("malformed function ARN %q", clip(arn))
 	}
-	o := Origin{Region: parts[3], Account: parts[4]}
+	o := Origin{Region: parts[3], Account: parts[4], Partition: parts[1]}
 	if err := checkAccount(o.Account); err != nil {
 		return Origin{}, err
 	}

@@ -87,14 +87,18 @@ func checkCertURL(raw, partition, region string) error {
 }
 
 // CheckTopic rejects an SNS notification whose topic is of another
-// account than the function's (when known), or, when the deployment lists
+// partition or account than the function's (when known), or, when the deployment lists
 // its subscribed topics, not one of them. topic is Parsed.Topic: empty
 // for a message that came through no topic, which passes.
 func CheckTopic(topic string, topics []string, o Origin) error {
 	if topic == "" {
 		return nil
 	}
-	if m := snsTopic(topic); m != nil && o.Account != "" && m[3] != o.Account {
+	m := snsTopic(topic)
+	if m != nil && o.Partition != "" && m[1] != o.Partition {
+		return rejectf("SNS topic %q is of partition %s, not this function's %s", clip(topic), m[1], o.Partition)
+	}
+	if m != nil && o.Account != "" && m[3] != o.Account {
 		return rejectf("SNS topic %q is of account %s, not this function's %s", clip(topic), m[3], o.Account)
 	}
 	if len(topics) > 0 && !slices.Contains(topics, topic) {

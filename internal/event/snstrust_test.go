@@ -88,7 +88,7 @@ func TestSNSEnvelopeChecked(t *testing.T) {
 // and, when the deployment lists its topics, one of them.
 func TestCheckTopic(t *testing.T) {
 	own, foreign := "arn:aws:sns:eu-west-1:123456789012:t", "arn:aws:sns:eu-west-1:210987654321:t"
-	origin := Origin{Account: "123456789012", Region: "eu-west-1"}
+	origin := Origin{Account: "123456789012", Region: "eu-west-1", Partition: "aws"}
 	for _, tt := range []struct {
 		name   string
 		topic  string
@@ -101,6 +101,11 @@ func TestCheckTopic(t *testing.T) {
 		{"another account's topic", foreign, nil, origin, `topic "arn:aws:sns:eu-west-1:210987654321:t" is of account 210987654321, not this function's 123456789012`},
 		{"another account's topic, listed", foreign, []string{foreign}, origin, "not this function's"},
 		{"unlisted topic", "arn:aws:sns:eu-west-1:123456789012:other", []string{own}, origin, "is not one of the subscribed topics (DRAINPIPE_SNS_TOPICS)"},
+		// The same account id in another partition is another account.
+		{"another partition's topic", "arn:aws-cn:sns:cn-north-1:123456789012:t", nil, origin,
+			`topic "arn:aws-cn:sns:cn-north-1:123456789012:t" is of partition aws-cn, not this function's aws`},
+		{"another partition's topic, listed", "arn:aws-us-gov:sns:us-gov-west-1:123456789012:t",
+			[]string{"arn:aws-us-gov:sns:us-gov-west-1:123456789012:t"}, origin, "is of partition aws-us-gov"},
 		{"local run", foreign, nil, Origin{}, ""},
 		{"not sns", "", []string{own}, origin, ""},
 	} {

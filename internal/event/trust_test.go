@@ -126,7 +126,7 @@ func TestCheckOrigin(t *testing.T) {
 
 func TestOriginFromFunctionARN(t *testing.T) {
 	got, err := OriginFromFunctionARN("arn:aws:lambda:eu-west-1:123456789012:function:drainpipe:live")
-	if err != nil || got != (Origin{Account: "123456789012", Region: "eu-west-1"}) {
+	if err != nil || got != (Origin{Account: "123456789012", Region: "eu-west-1", Partition: "aws"}) {
 		t.Errorf("OriginFromFunctionARN = %+v, %v", got, err)
 	}
 	for _, bad := range []string{"", "arn:aws:lambda:eu-west-1", "arn:aws:sqs:eu-west-1:123456789012:q", "arn:aws:lambda:eu-west-1:1234:function:f"} {

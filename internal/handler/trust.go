@@ -17,12 +17,22 @@ type origin struct {
 	err error
 }
 
-// originOf reads the invocation's origin. Outside Lambda (`drainpipe run`,
-// tests) there is no ARN and the zero origin compares nothing.
+type originKey struct{}
+
+// WithOrigin gives the handler, outside Lambda (`drainpipe run`), the
+// origin to hold events to: what it knows of the function's partition,
+// account and region (an empty field compares nothing).
+func WithOrigin(ctx context.Context, o event.Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+// originOf reads the invocation's origin. Outside Lambda (tests) there is
+// no ARN and, unless WithOrigin gave one, the zero origin compares nothing.
 func originOf(ctx context.Context) origin {
 	lc, ok := lambdacontext.FromContext(ctx)
 	if !ok || lc.InvokedFunctionArn == "" {
-		return origin{}
+		o, _ := ctx.Value(originKey{}).(event.Origin)
+		return origin{Origin: o}
 	}
 	o, err := event.OriginFromFunctionARN(lc.InvokedFunctionArn)
 	if err != nil {

@@ -29,6 +29,7 @@ func Catalog() []Published {
 		{MetricDrainsUnfinished, Count, drain},
 		{MetricDeadlineHit, Count, drain},
 		{MetricDrainBlockedFor, Seconds, drain},
+		{MetricReportsLost, Count, drain},
 		{MetricHookCompletions, Count, [][]string{{DimOutcome}}},
 		{MetricHookHeartbeats, Count, [][]string{{DimOutcome}}},
 		{MetricErrors, Count, [][]string{{DimClass}}},

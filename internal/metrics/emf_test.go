@@ -178,6 +178,24 @@ func TestDeadlineHit(t *testing.T) {
 	}
 }
 
+// A drain report the Run could not write on the node is counted, so an
+// operator learns that DrainBlockedAlarm and `drainpipe nodes` are behind.
+func TestReportsLost(t *testing.T) {
+	for _, lost := range []bool{true, false} {
+		e, buf := emitter()
+		e.RecordDrain("c", drain.Report{Node: "n", ReportLost: lost})
+		e.RecordTask(handler.Task{Interruptions: []event.Interruption{{Kind: event.KindSpotInterruption}}},
+			handler.Result{Status: handler.StatusRetry, Node: "n"}, 0)
+		var root map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &root); err != nil {
+			t.Fatalf("output %q: %v", buf, err)
+		}
+		if want := oneIf(lost); root[MetricReportsLost] != want {
+			t.Errorf("report lost %v: %s = %v, want %v", lost, MetricReportsLost, root[MetricReportsLost], want)
+		}
+	}
+}
+
 func TestErrorClass(t *testing.T) {
 	tests := []struct {
 		err  error

@@ -25,6 +25,7 @@ const (
 	MetricDrainsUnfinished = "DrainsUnfinished" // runs that stopped before the node was empty
 	MetricDeadlineHit      = "DeadlineHit"      // runs the instance's deadline cut short
 	MetricDrainBlockedFor  = "DrainBlockedFor"  // seconds a still-blocked drain has been refused by a budget, over its runs
+	MetricReportsLost      = "DrainReportsLost" // drain reports not written on the node (twice failed in the time left)
 	MetricHookCompletions  = "HookCompletions"  // CompleteLifecycleAction calls; dim outcome
 	MetricHookHeartbeats   = "HookHeartbeats"   // RecordLifecycleActionHeartbeat calls; dim outcome
 	MetricErrors           = "Errors"           // dim class
@@ -128,6 +129,7 @@ func (e *Emitter) RecordTask(t handler.Task, r handler.Result, _ time.Duration) 
 		{MetricPodsTerminating, Count, float64(len(rep.Terminating))},
 		{MetricDrainsUnfinished, Count, oneIf(!rep.Done)},
 		{MetricDeadlineHit, Count, oneIf(deadlineHit)},
+		{MetricReportsLost, Count, oneIf(rep.ReportLost)},
 	}
 	// How long the drain has been blocked, over all its runs: one value
 	// per run is enough for an alarm on its Maximum, however long a run.

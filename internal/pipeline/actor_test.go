@@ -287,16 +287,20 @@ func TestAct(t *testing.T) {
 	}
 }
 
-// The drain stops HookReserve before the context's deadline.
+// The drain stops HookReserve and reportReserve before the context's
+// deadline; its report's write may go on until HookReserve before it.
 func TestActKeepsHookReserve(t *testing.T) {
 	r := newRig(t, rigOpts{cfg: Config{HookReserve: 7 * time.Second}})
 	deadline := time.Now().Add(time.Hour)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	r.actor.Act(ctx, task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
-	want := []time.Time{deadline.Add(-7 * time.Second)}
+	want := []time.Time{deadline.Add(-7*time.Second - reportReserve)}
 	if diff := cmp.Diff(want, r.drainer.deadlines); diff != "" {
 		t.Errorf("drain deadlines (-want +got):\n%s", diff)
+	}
+	if len(r.drainer.reqs) != 1 || !r.drainer.reqs[0].ReportBy.Equal(deadline.Add(-7*time.Second)) {
+		t.Errorf("drain requests %+v, want one whose report may be written until the hook reserve", r.drainer.reqs)
 	}
 }
 

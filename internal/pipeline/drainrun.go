@@ -17,7 +17,9 @@ import (
 // hard deadline first takes a slot of its node's group (enterGroup).
 func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.Request, log *slog.Logger) handler.Result {
 	stopAt, margin := a.stopAt(req.Deadline, dt.stopped)
-	dctx, cancel := a.budget(ctx, stopAt)
+	bctx, cancelReport := a.reportBy(ctx, &req)
+	defer cancelReport()
+	dctx, cancel := a.budget(bctx, stopAt)
 	defer cancel()
 	if dctx.Err() != nil {
 		return a.cordonOnly(ctx, d, req, log)
@@ -29,6 +31,23 @@ func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.
 	r = a.runDrain(dctx, dt, d, req, stopAt, margin, log)
 	leave(ctx, r)
 	return r
+}
+
+// reportReserve is the least time the drain report's write keeps when the
+// drain runs to the end of its budget: the drain stops this much sooner.
+const reportReserve = 2 * time.Second
+
+// reportBy gives the drain report's write the invocation's time less the
+// hook reserve (not a fixed limit a slow API server exceeds), and returns
+// ctx ending reportReserve sooner, for the drain, so the write keeps at
+// least that when the drain uses its whole budget.
+func (a *Actor) reportBy(ctx context.Context, req *drain.Request) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	req.ReportBy = dl.Add(-a.cfg.HookReserve)
+	return context.WithDeadline(ctx, dl.Add(-reportReserve))
 }
 
 // runDrain runs the drainer once within ctx and reads its report.

@@ -41,6 +41,9 @@ type Stack struct {
 	QueueARN    string   `json:"queueArn,omitempty"`
 	RoleARN     string   `json:"roleArn,omitempty"`
 	TopicARN    string   `json:"alarmTopicArn,omitempty"`
+	// Version is the deployed function's (the stack's drainpipe:version
+	// tag); empty when not read from a stack.
+	Version string `json:"version,omitempty"`
 }
 
 // ServesGroup reports whether the stack's lifecycle rules match a group,

@@ -14,6 +14,7 @@ type Stack struct {
 	Name    string
 	Status  string            // CREATE_COMPLETE when empty
 	Outputs map[string]string // OutputKey → OutputValue
+	Tags    map[string]string
 }
 
 // AddStack makes a stack visible to DescribeStacks, replacing one of the
@@ -60,12 +61,17 @@ func (s *Server) describeStacks(w http.ResponseWriter, form url.Values, fault Fa
 		Key   string `xml:"OutputKey"`
 		Value string `xml:"OutputValue"`
 	}
+	type tag struct {
+		Key   string `xml:"Key"`
+		Value string `xml:"Value"`
+	}
 	type member struct {
 		Name         string   `xml:"StackName"`
 		ID           string   `xml:"StackId"`
 		Status       string   `xml:"StackStatus"`
 		CreationTime string   `xml:"CreationTime"`
 		Outputs      []output `xml:"Outputs>member"`
+		Tags         []tag    `xml:"Tags>member"`
 	}
 	m := member{Name: st.Name, Status: st.Status, CreationTime: "2026-01-01T00:00:00Z",
 		ID: "arn:aws:cloudformation:" + Region + ":111122223333:stack/" + st.Name + "/00000000-0000-4000-8000-000000000000"}
@@ -74,6 +80,9 @@ func (s *Server) describeStacks(w http.ResponseWriter, form url.Values, fault Fa
 	}
 	for _, k := range slices.Sorted(maps.Keys(st.Outputs)) {
 		m.Outputs = append(m.Outputs, output{k, st.Outputs[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Tags)) {
+		m.Tags = append(m.Tags, tag{k, st.Tags[k]})
 	}
 	writeXML(w, http.StatusOK, struct {
 		XMLName   xml.Name

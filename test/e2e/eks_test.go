@@ -79,9 +79,13 @@ func TestEKSAuth(t *testing.T) {
 }
 
 func testEKSDrain(t *testing.T) {
-	ctx := testContext(t)
+	// The test's two minutes start once the scene is there: building the
+	// bootstrap and starting the sandbox (each bounded by its own wait)
+	// can take most of them on a loaded machine, and ran out the test's
+	// clock before the function ever ran.
 	sb, c := eksCluster(t)
 	l := newEKSLive(t, served, c.Function)
+	ctx := testContext(t)
 	l.k8s.ApplyRBAC(ctx, rbacManifest(t), sandbox.DrainpipeGroup)
 	nodes := l.nodes(ctx, 2, served)
 	l.k8s.Deployment(ctx, "web", 2, fixture.PinnedTo(nodes[0].Name))
@@ -113,8 +117,8 @@ func testEKSDrain(t *testing.T) {
 // a spot warning for a node of it; the API server refuses every request,
 // so the record is retried with the reason, and the node is untouched.
 func testEKSRefused(t *testing.T, cluster string, id sandbox.AWSIdentity) {
+	l := newEKSLive(t, cluster, id) // before the test's clock, as in testEKSDrain
 	ctx := testContext(t)
-	l := newEKSLive(t, cluster, id)
 	n := l.node(ctx, cluster)
 	l.k8s.Deployment(ctx, "web", 1, fixture.PinnedTo(n.Name))
 	l.start(t)
