@@ -150,7 +150,7 @@ func TestObservabilityBlockedDrain(t *testing.T) {
 	l.k8s.WaitDeploymentReady(ctx, "db")
 	l.k8s.PDB(ctx, "db", map[string]string{"app": "db"}, fixture.MinAvailable(2))
 
-	res := l.invoke(ctx, t, 8*time.Second, message{id: "spot-blocked", body: spotWarning(t, fixture.InstanceID(n))})
+	res := l.invoke(ctx, t, 10*time.Second, message{id: "spot-blocked", body: spotWarning(t, fixture.InstanceID(n))})
 	if diff := cmp.Diff([]string{"spot-blocked"}, failedIDs(batchResponse(t, res.Body))); diff != "" {
 		t.Fatalf("batch item failures (-want +got):\n%s", diff)
 	}
