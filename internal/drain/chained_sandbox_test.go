@@ -31,11 +31,11 @@ func TestBudgetChainedPodsStartFirst(t *testing.T) {
 	// A budget that lets all its pods go at once chains nothing.
 	s.env.PDB(ctx, "api", map[string]string{"app": "api"}, fixture.MaxUnavailable(3))
 	// The bucket's one token spent: every eviction of the Run waits its turn.
-	release, err := cfg.Pace.Wait(ctx, true, true)
+	done, err := cfg.Pace.Wait(ctx, drain.Place{Urgent: true, Depth: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
+	done(nil)
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()

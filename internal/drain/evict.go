@@ -159,14 +159,14 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
-			seat, perr := r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero(), t.chained)
+			done, perr := r.d.cfg.Pace.Wait(ctx, Place{Urgent: !r.req.Deadline.IsZero(), Depth: t.depth(), Retry: refused})
 			if perr != nil {
 				r.release()
 				return
 			}
 			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
 			err = r.sendEviction(ctx, t, grace)
-			seat()
+			done(err)
 			out = classify(err)
 			if out == outBlocked && !refused {
 				out, err = r.finishGranted(ctx, t, grace, err)

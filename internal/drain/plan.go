@@ -223,3 +223,11 @@ func compareChained(a, b bool) int {
 	}
 	return 1
 }
+
+// depth is t's chain depth for its Place (see Place.Depth).
+func (t *target) depth() int {
+	if t.chained {
+		return 1
+	}
+	return 0
+}
