@@ -159,7 +159,7 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
-			done, perr := r.d.cfg.Pace.Wait(ctx, Place{Urgent: !r.req.Deadline.IsZero(), Depth: t.depth(), Retry: refused})
+			done, perr := r.d.cfg.Pace.Wait(ctx, Place{Urgent: !r.req.Deadline.IsZero(), Depth: r.chains.depth(t.chain), Retry: refused})
 			if perr != nil {
 				r.release()
 				return

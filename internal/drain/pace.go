@@ -19,6 +19,9 @@ type Pace struct {
 	// seats bound the evictions in flight, eventSeats the events (see
 	// seatTime).
 	seats, eventSeats *seats
+	// chains counts the budgets' pods of every drain the instance runs
+	// (see Place.Depth).
+	chains waveChains
 
 	mu      sync.Mutex
 	share   share
@@ -33,10 +36,10 @@ type Place struct {
 	// Urgent: its drain races a deadline (Spot, a scheduled event, a
 	// reservation's end); those go before drains that can wait.
 	Urgent bool
-	// Depth: how many replacement cycles its budget must go through in
-	// the wave (see chainDepth); 0 for a pod whose budget lets it go
-	// with the others. Deeper chains start first, as the longest jobs do
-	// in a schedule.
+	// Depth: how many replacement cycles past the first its budget must
+	// go through to let the wave's pods under it go (see chainDepth): 0
+	// when the budget lets them all go at once. Deeper chains start
+	// first, as the longest jobs do in a schedule.
 	Depth int
 	// Retry: a budget refused its last eviction. It waits behind every
 	// first attempt of its deadline class: a pod that can go now is not
@@ -94,6 +97,15 @@ func newPace(clusterRate float64, instances int, c paceClock) *Pace {
 	p := &Pace{clock: c, share: sh, seats: newSeats(sh.seats()), eventSeats: newSeats(sh.seats())}
 	p.applyLocked()
 	return p
+}
+
+// waveChains is the count of budgets' pods the instance's drains share; a
+// nil Pace's drains each have their own.
+func (p *Pace) waveChains() *waveChains {
+	if p == nil {
+		return &waveChains{}
+	}
+	return &p.chains
 }
 
 // applyLocked sets the bucket and the seats to the share's rate. p.mu
