@@ -141,6 +141,9 @@ func (r *run) evict(t *target) {
 			r.settle(t, stateGone, "")
 			return
 		}
+		if !r.yield() {
+			return
+		}
 		if err := r.acquire(ctx); err != nil {
 			return
 		}

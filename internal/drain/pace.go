@@ -22,6 +22,9 @@ type Pace struct {
 	// chains counts the budgets' pods of every drain the instance runs
 	// (see Place.Depth).
 	chains waveChains
+	// deadlines: the wave's deadlines at risk, which the instance's
+	// drains without one yield to (see yieldHorizon).
+	deadlines deadlines
 
 	mu      sync.Mutex
 	share   share
