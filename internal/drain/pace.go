@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -155,9 +156,10 @@ func (p *Pace) answered(sent time.Time, err error) {
 
 // overloaded reports whether an answer says the API server has more than
 // it can take: API Priority and Fairness' 429, a server error or timeout,
-// no answer. A budget's refusal (also a 429) is an answer like any other.
+// no answer. A budget's refusal (also a 429) is an answer like any other,
+// and a request the drain itself cancelled says nothing of the server.
 func overloaded(err error) bool {
-	return err != nil && classify(err) == outRetry
+	return err != nil && !errors.Is(err, context.Canceled) && classify(err) == outRetry
 }
 
 // token returns once the bucket grants the request of turn prio a token,

@@ -1,8 +1,16 @@
 package drain
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // fakeClock is a Pace's clock that moves only when a test moves it.
@@ -206,5 +214,31 @@ func TestShareHalvesOncePerOverload(t *testing.T) {
 	fast()
 	if s.rate < 60 {
 		t.Errorf("after a quiet spell the share rose only to %.0f on two answers", s.rate)
+	}
+}
+
+// What halves a share: API Priority and Fairness' 429, a server error, a
+// timeout; not a budget's refusal (a 429 too), nor a request the drain
+// cancelled itself.
+func TestOverloaded(t *testing.T) {
+	gr := schema.GroupResource{Resource: "pods"}
+	budget := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)
+	budget.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause}}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"accepted", nil, false},
+		{"APF 429", apierrors.NewTooManyRequests("too many requests", 1), true},
+		{"server error", apierrors.NewInternalError(errors.New("etcd")), true},
+		{"timeout", context.DeadlineExceeded, true},
+		{"budget refusal", budget, false},
+		{"gone", apierrors.NewNotFound(gr, "web"), false},
+		{"cancelled by the drain", fmt.Errorf("post: %w", context.Canceled), false},
+	} {
+		if got := overloaded(c.err); got != c.want {
+			t.Errorf("%s: overloaded %v, want %v", c.name, got, c.want)
+		}
 	}
 }
