@@ -17,10 +17,11 @@ func take(p *Pace, now time.Time, urgent bool) bool {
 	return p.waiting.leave(q, granted)
 }
 
-// However many instances the event source runs, their evictions together
-// keep to the cluster's rate: over any span T, at most rate × T plus one
-// second's burst (at least one request per instance), each instance asking
-// as fast as it can.
+// At their fair shares (before any answer raises one), however many
+// instances the event source runs, their evictions together keep to the
+// cluster's rate: over any span T, at most rate × T plus one second's
+// burst (at least one request per instance), each instance asking as fast
+// as it can.
 func TestPaceSumKeepsTheClusterRate(t *testing.T) {
 	t0 := time.Unix(1e9, 0)
 	for _, c := range []struct{ rate, instances int }{{200, 1}, {200, 10}, {200, 3}, {200, 200}, {1000, 10}, {50, 1000}} {
