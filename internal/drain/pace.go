@@ -28,6 +28,7 @@ type Pace struct {
 	deadlines deadlines
 
 	mu      sync.Mutex
+	nodes   map[string]int // the nodes the instance drains now
 	share   share
 	every   time.Duration // one request per every
 	burst   int
@@ -110,6 +111,45 @@ func (p *Pace) waveChains() *waveChains {
 		return &waveChains{}
 	}
 	return &p.chains
+}
+
+// drainingNode counts node among the instance's drains until the returned
+// function is called.
+func (p *Pace) drainingNode(node string) (done func()) {
+	if p == nil {
+		return func() {}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.nodes == nil {
+		p.nodes = map[string]int{}
+	}
+	p.nodes[node]++
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.nodes[node]--; p.nodes[node] <= 0 {
+			delete(p.nodes, node)
+		}
+	}
+}
+
+// draining reports whether the instance drains node.
+func (p *Pace) draining(node string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nodes[node] > 0
+}
+
+// crowd says whether other instances' drains are under way: while they
+// are, the share keeps to the fair share, so that the instances together
+// keep to the cluster's rate (see share.crowded).
+func (p *Pace) crowd(crowded bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.share.crowd(crowded) {
+		p.applyLocked()
+	}
 }
 
 // applyLocked sets the bucket and the seats to the share's rate. p.mu

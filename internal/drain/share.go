@@ -30,6 +30,9 @@ type share struct {
 	probing  bool      // slow start
 	calm     time.Time // when it last halved
 	lastSeen time.Time // when an answer last came
+	// crowded: other instances drain (see Pace.crowd); the share keeps
+	// to the fair share.
+	crowded bool
 }
 
 // slowAnswer is how long an answer may take before it counts as an
@@ -76,13 +79,28 @@ func (s *share) answered(sent, now time.Time, overload bool) bool {
 		s.rate = max(s.floor, s.rate/2)
 		return s.rate != old
 	}
-	if s.rate >= s.ceiling {
+	ceiling := s.ceiling
+	if s.crowded {
+		ceiling = s.floor
+	}
+	if s.rate >= ceiling {
 		return false
 	}
 	step := s.floor
 	if !s.probing {
 		step /= float64(s.seats())
 	}
-	s.rate = min(s.ceiling, s.rate+step)
+	s.rate = min(ceiling, s.rate+step)
 	return true
+}
+
+// crowd sets whether other instances drain, and reports whether the rate
+// changed: crowded, it drops to the fair share at once.
+func (s *share) crowd(crowded bool) bool {
+	s.crowded = crowded
+	if crowded && s.rate > s.floor {
+		s.rate = s.floor
+		return true
+	}
+	return false
 }

@@ -34,17 +34,22 @@ type deadlines struct {
 	mu      sync.Mutex
 	checked time.Time
 	until   time.Time // the latest deadline at risk; zero: none
+	// crowded: other held nodes, first cordoned within yieldHorizon, have
+	// drains not reported done (see Pace.crowd).
+	crowded bool
 }
 
-// atRisk returns the latest deadline at now of a held node other than
-// self whose drain is not done, zero for none (or when the nodes cannot be
-// read: a hook drain then goes as before).
-func (d *Drainer) atRisk(ctx context.Context, dl *deadlines, self string, log *slog.Logger) time.Time {
+// atRisk returns the latest deadline at now of a held node not own whose
+// drain is not done, zero for none (or when the nodes cannot be read: a
+// hook drain then goes as before); and whether other drains are under way
+// (held nodes not own, first cordoned within yieldHorizon, whose drain has
+// not reported done).
+func (d *Drainer) atRisk(ctx context.Context, dl *deadlines, own func(node string) bool, log *slog.Logger) (until time.Time, crowded bool) {
 	now := d.now()
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	if !dl.checked.IsZero() && now.Sub(dl.checked) < yieldRecheck {
-		return live(dl.until, now)
+		return live(dl.until, now), dl.crowded
 	}
 	dl.checked = now
 	// From the API server's cache: a few seconds stale only delays or
@@ -52,21 +57,27 @@ func (d *Drainer) atRisk(ctx context.Context, dl *deadlines, self string, log *s
 	list, err := d.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: HeldSelector, ResourceVersion: "0"})
 	if err != nil {
 		log.Warn("cannot list held nodes: drains without a deadline do not yield", slog.String("error", err.Error()))
-		dl.until = time.Time{}
-		return dl.until
+		dl.until, dl.crowded = time.Time{}, false
+		return dl.until, dl.crowded
 	}
-	dl.until = time.Time{}
+	dl.until, dl.crowded = time.Time{}, false
 	for i := range list.Items {
 		n := &list.Items[i]
+		if own(n.Name) || reportedDone(n.Annotations[AnnotationReport]) {
+			continue
+		}
+		if first, err := time.Parse(annotationTimeLayout, n.Annotations[AnnotationFirstSeen]); err == nil && now.Sub(first) < yieldHorizon {
+			dl.crowded = true
+		}
 		at, err := time.Parse(annotationTimeLayout, n.Annotations[AnnotationDeadline])
-		if n.Name == self || err != nil || !at.After(now) || at.Sub(now) > yieldHorizon || reportedDone(n.Annotations[AnnotationReport]) {
+		if err != nil || !at.After(now) || at.Sub(now) > yieldHorizon {
 			continue
 		}
 		if at.After(dl.until) {
 			dl.until = at
 		}
 	}
-	return dl.until
+	return dl.until, dl.crowded
 }
 
 func live(until, now time.Time) time.Time {
@@ -84,15 +95,18 @@ func reportedDone(report string) bool {
 	return report != "" && json.Unmarshal([]byte(report), &s) == nil && s.State == "done"
 }
 
-// yield waits, for a drain without a deadline under a pace, until no
-// deadline of the wave is at risk; false when the Run must stop instead.
+// yield tells the pace whether other drains are under way (see
+// Pace.crowd) and waits, for a drain without a deadline, until no deadline
+// of the wave is at risk; false when the Run must stop instead.
 func (r *run) yield() bool {
-	if !r.req.Deadline.IsZero() || r.d.cfg.Pace == nil {
+	p := r.d.cfg.Pace
+	if p == nil {
 		return true
 	}
 	for {
-		until := r.d.atRisk(r.ctx, &r.d.cfg.Pace.deadlines, r.req.Node, r.log)
-		if until.IsZero() {
+		until, crowded := r.d.atRisk(r.ctx, &p.deadlines, p.draining, r.log)
+		p.crowd(crowded)
+		if until.IsZero() || !r.req.Deadline.IsZero() {
 			return true
 		}
 		t := time.NewTimer(min(until.Sub(r.d.now()), yieldRecheck))

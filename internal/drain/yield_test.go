@@ -51,11 +51,12 @@ func TestDeadlinesAtRisk(t *testing.T) {
 	d.now = func() time.Time { return now }
 	log := slog.New(slog.DiscardHandler)
 	var dl deadlines
-	if got := d.atRisk(context.Background(), &dl, "self", log); !got.Equal(now.Add(100 * time.Second)) {
+	self := func(n string) bool { return n == "self" }
+	if got, _ := d.atRisk(context.Background(), &dl, self, log); !got.Equal(now.Add(100 * time.Second)) {
 		t.Errorf("deadline at risk %v, want spot-new's %v", got, now.Add(100*time.Second))
 	}
 	now = now.Add(yieldRecheck / 2)
-	d.atRisk(context.Background(), &dl, "self", log)
+	d.atRisk(context.Background(), &dl, self, log)
 	if lists != 1 {
 		t.Errorf("%d lists within %s, want 1", lists, yieldRecheck)
 	}
@@ -70,7 +71,7 @@ func TestDeadlinesAtRisk(t *testing.T) {
 		}
 	}
 	now = now.Add(yieldRecheck)
-	if got := d.atRisk(context.Background(), &dl, "self", log); !got.IsZero() {
+	if got, _ := d.atRisk(context.Background(), &dl, self, log); !got.IsZero() {
 		t.Errorf("with every Spot drain done, deadline at risk %v, want none", got)
 	}
 }
@@ -111,5 +112,49 @@ func TestHookDrainYieldsToTheWavesDeadlines(t *testing.T) {
 	}
 	if !run(context.Background(), New(client, DefaultConfig(), nil), time.Time{}).yield() {
 		t.Error("a drain without a pace yielded")
+	}
+}
+
+// An instance's share keeps to the fair share while other drains are
+// under way: held nodes, not its own, first cordoned within five minutes,
+// whose drains have not reported done. A lone drain's does not.
+func TestOtherDrainsKeepTheShareFair(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	held := func(name string, first time.Time, report string) *corev1.Node {
+		n := heldNode(name, time.Time{}, report)
+		n.Annotations[AnnotationFirstSeen] = first.UTC().Format(annotationTimeLayout)
+		return n
+	}
+	client := fake.NewClientset(
+		held("mine", now.Add(-time.Second), ""),
+		held("finished", now.Add(-time.Minute), `{"state":"done"}`),
+		held("long-held", now.Add(-time.Hour), `{"state":"draining"}`),
+	)
+	d := New(client, DefaultConfig(), nil)
+	d.now = func() time.Time { return now }
+	log := slog.New(slog.DiscardHandler)
+	p := newPace(200, 10, &fakeClock{now: now})
+	defer p.drainingNode("mine")()
+	if _, crowded := d.atRisk(context.Background(), &p.deadlines, p.draining, log); crowded {
+		t.Error("a lone drain counted as crowded")
+	}
+	if _, err := client.CoreV1().Nodes().Create(context.Background(), held("theirs", now.Add(-time.Second), ""), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(yieldRecheck)
+	_, crowded := d.atRisk(context.Background(), &p.deadlines, p.draining, log)
+	if !crowded {
+		t.Fatal("another instance's drain under way: not crowded")
+	}
+	p.share.rate = 200
+	p.crowd(true)
+	if p.share.rate != 20 || p.seats.limit != 3 {
+		t.Errorf("crowded: rate %.0f with %d seats, want the fair 20 with 3", p.share.rate, p.seats.limit)
+	}
+	for range 20 {
+		p.answered(now, nil)
+	}
+	if p.share.rate != 20 {
+		t.Errorf("crowded, fast answers raised the share to %.0f", p.share.rate)
 	}
 }
