@@ -115,7 +115,6 @@ func (r *run) drain(ctx context.Context) {
 	defer cancelStop()
 	r.ctx, r.stop = ctx, stop
 	defer r.chains.add(r.chainPods())()
-	defer r.d.cfg.Pace.drainingNode(r.req.Node)()
 	watchCtx, cancelWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {

@@ -158,3 +158,27 @@ func TestOtherDrainsKeepTheShareFair(t *testing.T) {
 		t.Errorf("crowded, fast answers raised the share to %.0f", p.share.rate)
 	}
 }
+
+// A drain counts its node as the instance's own from before its cordon:
+// the drains of a batch, started together, cordon one another's nodes and
+// must not take them for other instances' (which would hold the share to
+// the fair one while the instance drains alone).
+func TestADrainsNodeIsItsOwnFromTheCordon(t *testing.T) {
+	client := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", ResourceVersion: "7"}})
+	cfg := DefaultConfig()
+	cfg.Pace = NewPace(200, 10)
+	own := false
+	client.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		own = cfg.Pace.draining("n1")
+		return false, nil, nil
+	})
+	if _, err := New(client, cfg, nil).Run(context.Background(), Request{Node: "n1", Kind: "asg-lifecycle-termination"}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !own {
+		t.Error("the node was cordoned before the instance counted it as its own")
+	}
+	if cfg.Pace.draining("n1") {
+		t.Error("the node is still counted after its drain ended")
+	}
+}
