@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/test/sandbox/fixture"
 )
@@ -17,13 +19,7 @@ import (
 func TestBudgetChainedPodsStartFirst(t *testing.T) {
 	cfg := drain.DefaultConfig()
 	cfg.Pace = drain.NewPace(1, 10) // 0.1 evictions a second, a burst of one
-	s, d := newScene(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	n := s.env.Node(ctx, fixture.NodeOptions{})
-	s.env.Deployment(ctx, "api", 3, fixture.OnNode(n.Name))
-	s.env.Deployment(ctx, "db", 2, fixture.OnNode(n.Name))
-	s.env.Deployment(ctx, "web", 3, fixture.OnNode(n.Name))
+	s, d, ctx, n := deploymentsOnANode(t, cfg, map[string]int32{"api": 3, "db": 2, "web": 3})
 	s.podsOn(t, ctx, n.Name, "app=api", 3)
 	s.podsOn(t, ctx, n.Name, "app=web", 3)
 	db := s.podsOn(t, ctx, n.Name, "app=db", 2)
@@ -31,11 +27,11 @@ func TestBudgetChainedPodsStartFirst(t *testing.T) {
 	// A budget that lets all its pods go at once chains nothing.
 	s.env.PDB(ctx, "api", map[string]string{"app": "api"}, fixture.MaxUnavailable(3))
 	// The bucket's one token spent: every eviction of the Run waits its turn.
-	release, err := cfg.Pace.Wait(ctx, true, true)
+	done, err := cfg.Pace.Wait(ctx, drain.Place{Urgent: true, Depth: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
+	done(nil)
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -55,4 +51,18 @@ func TestBudgetChainedPodsStartFirst(t *testing.T) {
 	if want := s.key(db[0].Name[:strings.LastIndexByte(db[0].Name, '-')]); !strings.HasPrefix(got, want) {
 		t.Errorf("the first eviction was %s, want a pod of the budget-chained db (%s-…)", got, want)
 	}
+}
+
+// deploymentsOnANode is a scene with a node holding the Deployments of
+// replicas by name, and the test's context.
+func deploymentsOnANode(t *testing.T, cfg drain.Config, replicas map[string]int32) (*scene, *drain.Drainer, context.Context, *corev1.Node) {
+	t.Helper()
+	s, d := newScene(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	t.Cleanup(cancel)
+	n := s.env.Node(ctx, fixture.NodeOptions{})
+	for name, r := range replicas {
+		s.env.Deployment(ctx, name, r, fixture.OnNode(n.Name))
+	}
+	return s, d, ctx, n
 }

@@ -162,6 +162,10 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 		return rep, err
 	}
 	log := d.log.With(slog.String("node", req.Node), slog.String("event_id", req.EventID))
+	// The instance's own drains are not others' (see Pace.crowd): counted
+	// before the cordon, so that a batch's drains, started together, see
+	// one another's nodes as their own.
+	defer d.cfg.Pace.drainingNode(req.Node)()
 	prev, err := d.cordon(ctx, req, log)
 	if err != nil {
 		return rep, fmt.Errorf("cordoning %s: %w", req.Node, err)

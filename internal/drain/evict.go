@@ -141,6 +141,9 @@ func (r *run) evict(t *target) {
 			r.settle(t, stateGone, "")
 			return
 		}
+		if !r.yield() {
+			return
+		}
 		if err := r.acquire(ctx); err != nil {
 			return
 		}
@@ -159,14 +162,14 @@ func (r *run) evict(t *target) {
 				out = outRetry
 			}
 		} else {
-			seat, perr := r.d.cfg.Pace.Wait(ctx, !r.req.Deadline.IsZero(), t.chained)
+			done, perr := r.d.cfg.Pace.Wait(ctx, Place{Urgent: !r.req.Deadline.IsZero(), Depth: r.chains.depth(t.chain), Retry: refused})
 			if perr != nil {
 				r.release()
 				return
 			}
 			grace = r.d.cfg.graceFor(t, r.req.Deadline, r.d.now()) // at the moment of sending
 			err = r.sendEviction(ctx, t, grace)
-			seat()
+			done(err)
 			out = classify(err)
 			if out == outBlocked && !refused {
 				out, err = r.finishGranted(ctx, t, grace, err)

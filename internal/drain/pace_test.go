@@ -9,7 +9,7 @@ import (
 
 // take asks p for one request at now without waiting: whether it may go.
 func take(p *Pace, now time.Time, urgent bool) bool {
-	q := turn(urgent, false)
+	q := turn(Place{Urgent: urgent})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	granted := p.waiting.add(q)
@@ -17,10 +17,11 @@ func take(p *Pace, now time.Time, urgent bool) bool {
 	return p.waiting.leave(q, granted)
 }
 
-// However many instances the event source runs, their evictions together
-// keep to the cluster's rate: over any span T, at most rate × T plus one
-// second's burst (at least one request per instance), each instance asking
-// as fast as it can.
+// At their fair shares (before any answer raises one), however many
+// instances the event source runs, their evictions together keep to the
+// cluster's rate: over any span T, at most rate × T plus one second's
+// burst (at least one request per instance), each instance asking as fast
+// as it can.
 func TestPaceSumKeepsTheClusterRate(t *testing.T) {
 	t0 := time.Unix(1e9, 0)
 	for _, c := range []struct{ rate, instances int }{{200, 1}, {200, 10}, {200, 3}, {200, 200}, {1000, 10}, {50, 1000}} {
@@ -51,13 +52,10 @@ func TestPaceSumKeepsTheClusterRate(t *testing.T) {
 // that frees goes to the urgent request queued after the other.
 func TestPaceDeadlinesFirst(t *testing.T) {
 	t0 := time.Unix(1e9, 0)
-	p := newPace(1, 1, realClock{})
-	if !take(p, t0, false) {
-		t.Fatal("the first request waited")
-	}
+	p := spentPace(t, t0)
 	p.mu.Lock()
-	later := p.waiting.add(turn(false, false))
-	urgent := p.waiting.add(turn(true, false))
+	later := p.waiting.add(turn(Place{}))
+	urgent := p.waiting.add(turn(Place{Urgent: true}))
 	p.serveLocked(t0.Add(time.Second))
 	p.mu.Unlock()
 	select {
@@ -76,21 +74,21 @@ func TestPaceDeadlinesFirst(t *testing.T) {
 // others' tokens.
 func TestPaceWaitEndsWithItsDrain(t *testing.T) {
 	p := newPace(1, 3600, realClock{}) // one request an hour
-	release, err := p.Wait(context.Background(), true, false)
+	done, err := p.Wait(context.Background(), Place{Urgent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
+	done(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.Wait(ctx, true, true); err == nil {
+	if _, err := p.Wait(ctx, Place{Urgent: true, Depth: 1}); err == nil {
 		t.Error("a request went past an empty bucket")
 	}
 	if n := p.waiting.len(); n != 0 {
 		t.Errorf("%d requests left waiting", n)
 	}
 	var none *Pace
-	if _, err := none.Wait(ctx, false, false); err != nil {
+	if _, err := none.Wait(ctx, Place{}); err != nil {
 		t.Errorf("a nil pace held a request: %v", err)
 	}
 }
@@ -99,10 +97,7 @@ func TestPaceWaitEndsWithItsDrain(t *testing.T) {
 // within each, pods whose budget chains their evictions before the rest.
 func TestPaceServesInTurn(t *testing.T) {
 	t0 := time.Unix(1e9, 0)
-	p := newPace(1, 1, realClock{})
-	if !take(p, t0, false) {
-		t.Fatal("the first request waited")
-	}
+	p := spentPace(t, t0)
 	type req struct {
 		name            string
 		urgent, chained bool
@@ -112,7 +107,7 @@ func TestPaceServesInTurn(t *testing.T) {
 	ws := make([]chan struct{}, len(reqs))
 	p.mu.Lock()
 	for i, r := range reqs {
-		ws[i] = p.waiting.add(turn(r.urgent, r.chained))
+		ws[i] = p.waiting.add(turn(Place{Urgent: r.urgent, Depth: b2i(r.chained)}))
 	}
 	p.mu.Unlock()
 	for n := range reqs {
@@ -152,10 +147,10 @@ func TestSeatsBoundWritesInFlight(t *testing.T) {
 		t.Fatal("a third write went with two seats held")
 	}
 	hook, spot := make(chan error, 1), make(chan error, 1)
-	go func() { hook <- s.acquire(ctx, turn(false, false)) }()
-	waitQueued(t, s, turn(false, false))
-	go func() { spot <- s.acquire(ctx, turn(true, false)) }()
-	waitQueued(t, s, turn(true, false))
+	go func() { hook <- s.acquire(ctx, turn(Place{})) }()
+	waitQueued(t, s, turn(Place{}))
+	go func() { spot <- s.acquire(ctx, turn(Place{Urgent: true})) }()
+	waitQueued(t, s, turn(Place{Urgent: true}))
 	s.release()
 	if err := <-spot; err != nil {
 		t.Fatal(err)
@@ -171,7 +166,7 @@ func TestSeatsBoundWritesInFlight(t *testing.T) {
 	}
 
 	p := newPace(1, 1, realClock{})
-	p.seats.free = 0 // every eviction seat held
+	p.seats.held = p.seats.limit // every eviction seat held
 	release, err := p.Seat(ctx)
 	if err != nil {
 		t.Fatalf("an event waited behind the evictions: %v", err)
@@ -198,11 +193,75 @@ func waitQueued(t *testing.T, s *seats, turn int) {
 	}
 }
 
-// A Pace's seats are its share of the rate over seatTime, at least two.
+// A Pace's seats start as its fair share of the rate over seatTime, at
+// least two.
 func TestPaceSeats(t *testing.T) {
 	for _, c := range []struct{ rate, instances, want int }{{200, 10, 3}, {200, 1, 25}, {200, 100, 2}, {1000, 10, 13}} {
-		if got := newPace(float64(c.rate), c.instances, realClock{}).seats.free; got != c.want {
+		if got := newPace(float64(c.rate), c.instances, realClock{}).seats.limit; got != c.want {
 			t.Errorf("rate %d over %d instances: %d seats, want %d", c.rate, c.instances, got, c.want)
+		}
+	}
+}
+
+// spentPace is a Pace of one request a second whose token at t0 is spent.
+func spentPace(t *testing.T, t0 time.Time) *Pace {
+	t.Helper()
+	p := newPace(1, 1, realClock{})
+	if !take(p, t0, false) {
+		t.Fatal("the first request waited")
+	}
+	return p
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Pods their budget refused wait behind every pod of their deadline class
+// that can go now, however deep their chain: dozens of refused pods
+// retrying do not take the tokens and seats of the free pods and the hook
+// pods of the same instance, and the hook pods' retries come last.
+func TestPaceRefusalsWaitBehindFreePods(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	p := spentPace(t, t0)
+	type req struct {
+		name string
+		at   Place
+	}
+	var reqs []req
+	for range 30 {
+		reqs = append(reqs, req{"refused spot pod", Place{Urgent: true, Depth: 3, Retry: true}})
+		reqs = append(reqs, req{"refused hook pod", Place{Depth: 3, Retry: true}})
+	}
+	free := []req{{"free spot pod", Place{Urgent: true}}, {"free hook pod", Place{}}, {"chained hook pod", Place{Depth: 2}}}
+	reqs = append(reqs, free...)
+	p.mu.Lock()
+	ws := make([]chan struct{}, len(reqs))
+	for i, r := range reqs {
+		ws[i] = p.waiting.add(turn(r.at))
+	}
+	p.mu.Unlock()
+	order := map[string]int{"free spot pod": 0, "refused spot pod": 1, "chained hook pod": 2, "free hook pod": 3, "refused hook pod": 4}
+	last := 0
+	for n := range reqs {
+		p.mu.Lock()
+		p.serveLocked(t0.Add(time.Duration(n+1) * time.Second))
+		p.mu.Unlock()
+		for i, w := range ws {
+			select {
+			case <-w:
+			default:
+				continue
+			}
+			ws[i] = nil // a nil channel never selects again
+			if o := order[reqs[i].name]; o < last {
+				t.Fatalf("token %d went to a %s after a later turn's", n+1, reqs[i].name)
+			} else {
+				last = o
+			}
 		}
 	}
 }

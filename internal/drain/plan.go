@@ -22,7 +22,7 @@ type target struct {
 	grace    int64 // the pod's own terminationGracePeriodSeconds, capped at Config.GraceCap
 	capped   bool  // grace is the cap, shorter than the pod's own
 	critical bool
-	chained  bool              // a budget chains its eviction (see chainingBudget): it starts first
+	chain    *budgetChain      // the budget that selects it, nil for none: the deeper its chain, the sooner it starts
 	labels   map[string]string // to find its disruption budget
 	created  time.Time
 	// shorten: already terminating, but ending after the deadline; it is
@@ -122,7 +122,7 @@ func (r *run) admit(ctx context.Context, pod *corev1.Pod) bool {
 		return false
 	}
 	t := newTarget(pod, r.d.cfg.GraceCap)
-	t.chained = chained(r.chaining, pod.Namespace, pod.Labels)
+	t.chain = chainOf(r.chaining, pod.Namespace, pod.Labels)
 	if v.act == actWait {
 		t.state = stateWaiting
 		t.shorten = r.endsTooLate(t)
@@ -175,9 +175,9 @@ func (r *run) startWaveLocked(w int) {
 	r.started[w] = true
 	queued := r.queued[w]
 	r.queued[w] = nil
-	// Budget-chained pods first: they take their semaphore slots and
+	// The deepest chains first: they take their semaphore slots and
 	// their turns at the pace before the rest.
-	slices.SortStableFunc(queued, func(a, b *target) int { return compareChained(a.chained, b.chained) })
+	slices.SortStableFunc(queued, func(a, b *target) int { return r.chains.depth(b.chain) - r.chains.depth(a.chain) })
 	r.log.Debug("wave started", slog.Int("wave", w), slog.Int("pods", len(queued)))
 	for _, t := range queued {
 		r.launchLocked(t)
@@ -211,15 +211,4 @@ func (d *Drainer) daemonSetCache() daemonSetExists {
 		mu.Unlock()
 		return ok, nil
 	}
-}
-
-// compareChained orders chained targets before the others.
-func compareChained(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return -1
-	}
-	return 1
 }

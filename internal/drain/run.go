@@ -35,9 +35,10 @@ type run struct {
 	opts judgeOpts
 	sem  chan struct{}
 	rv   string // resourceVersion of the pod list the Run started from
-	// chaining: the budgets that chain their pods' evictions, read once
-	// as the Run starts.
-	chaining []chainingBudget
+	// chaining: the budgets that let pods go, read once as the Run
+	// starts; chains counts their pods on the nodes the instance drains.
+	chaining []budgetChain
+	chains   *waveChains
 
 	// ctx bounds requests (the caller's budget); stop ends retries and
 	// waiting (ctx or the request's deadline). Set before any work starts.
@@ -79,9 +80,10 @@ func (d *Drainer) newRun(ctx context.Context, req Request, log *slog.Logger) (*r
 		judged:  map[types.UID]bool{},
 		targets: map[string]*target{},
 		changed: make(chan struct{}),
+		chains:  d.cfg.Pace.waveChains(),
 	}
 	if req.Evict {
-		r.chaining = d.chainingBudgets(ctx, log)
+		r.chaining = d.budgetChains(ctx, log)
 	}
 	for i := range list.Items {
 		r.admit(ctx, &list.Items[i])
@@ -112,6 +114,7 @@ func (r *run) drain(ctx context.Context) {
 	}
 	defer cancelStop()
 	r.ctx, r.stop = ctx, stop
+	defer r.chains.add(r.chainPods())()
 	watchCtx, cancelWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -139,6 +142,19 @@ func (r *run) drain(ctx context.Context) {
 	cancelWatch()
 	<-watched // no admission after this, so no wg.Go races wg.Wait
 	r.wg.Wait()
+}
+
+// chainPods counts the Run's targets per budget.
+func (r *run) chainPods() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := map[string]int{}
+	for _, t := range r.targets {
+		if t.chain != nil {
+			n[t.chain.key]++
+		}
+	}
+	return n
 }
 
 // settled reports whether t needs nothing more from the Run at now: it is

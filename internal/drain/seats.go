@@ -14,10 +14,12 @@ import (
 // pace it answers, instead of piling up in API Priority and Fairness
 // queues until they are answered 429. The Kubernetes events an instance
 // writes have as many seats of their own, so a report neither waits
-// behind the evictions (and times out) nor crowds them out. All
-// instances together then hold at most 2 × rate × seatTime seats (60 at
-// the default 200 a second, ten instances): the 61 of Drainpipe's level
-// (deploy/flowcontrol.yaml), and a bounded queue while it lends half.
+// behind the evictions (and times out) nor crowds them out. At the fair
+// share every instance together holds at most 2 × rate × seatTime seats
+// (60 at the default 200 a second, ten instances): the 61 of Drainpipe's
+// level (deploy/flowcontrol.yaml), and a bounded queue while it lends
+// half. Above the fair share an instance holds more only while answers
+// stay fast (see share).
 const seatTime = 125 * time.Millisecond
 
 // turnQueue holds waiters by turn: the lowest turn is served first, each
@@ -65,21 +67,22 @@ func (q *turnQueue) leave(t int, ch chan struct{}) (served bool) {
 	return false
 }
 
-// seats bounds one instance's writes in flight; those waiting are served
-// by turn (see turn), then in order.
+// seats bounds one instance's writes in flight to its limit, which
+// follows the share; those waiting are served by turn (see turn), then in
+// order.
 type seats struct {
-	mu      sync.Mutex
-	free    int
-	waiting turnQueue
+	mu          sync.Mutex
+	limit, held int
+	waiting     turnQueue
 }
 
-func newSeats(n int) *seats { return &seats{free: max(1, n)} }
+func newSeats(n int) *seats { return &seats{limit: max(1, n)} }
 
 // acquire returns once a seat is held, or with ctx's error.
 func (s *seats) acquire(ctx context.Context, turn int) error {
 	s.mu.Lock()
-	if s.free > 0 {
-		s.free--
+	if s.held < s.limit {
+		s.held++
 		s.mu.Unlock()
 		return nil
 	}
@@ -104,11 +107,25 @@ func (s *seats) release() {
 	s.releaseLocked()
 }
 
-// releaseLocked hands the seat to the first waiter by turn, or frees it.
 func (s *seats) releaseLocked() {
-	if !s.waiting.serve() {
-		s.free++
+	s.held--
+	s.fillLocked()
+}
+
+// fillLocked hands the seats free to the first waiters by turn.
+func (s *seats) fillLocked() {
+	for s.held < s.limit && s.waiting.serve() {
+		s.held++
 	}
+}
+
+// setLimit resizes the seats; writes already in flight beyond a smaller
+// limit finish, and no other goes until they have.
+func (s *seats) setLimit(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limit = max(1, n)
+	s.fillLocked()
 }
 
 // Seat holds one of the instance's seats for a Kubernetes event (see

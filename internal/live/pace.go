@@ -10,7 +10,8 @@ import (
 
 // paces keeps one eviction pace per cluster client: every drain of a
 // cluster in this instance shares the instance's share of that cluster's
-// rate (DRAINPIPE_CLUSTER_EVICTION_RATE / DRAINPIPE_MAX_CONCURRENCY).
+// rate (DRAINPIPE_CLUSTER_EVICTION_RATE, from its fair share over
+// DRAINPIPE_MAX_CONCURRENCY up to all of it; see drain.Pace).
 type paces struct {
 	rate, instances int
 

@@ -2,15 +2,22 @@
 // Drainpipe, kubectl drain, and the physical limit (an unthrottled client
 // that cordons, fires every eviction at once and waits for the pods to go).
 //
-// Setup, identical for all three and re-created before each measurement: a
+// Drainpipe runs with the function's own defaults (DRAINPIPE_EVICTION_CONCURRENCY,
+// and the pace of DRAINPIPE_CLUSTER_EVICTION_RATE over DRAINPIPE_MAX_CONCURRENCY,
+// a fresh instance's for each measurement), and once more per repetition with
+// pacing off, so that the pace's cost is measured in the same run.
+//
+// Setup, identical for all and re-created before each measurement: a
 // fresh EKS-like kwok node holding N bare pods (no controller, so nothing
 // recreates them and no controller churn loads the API server while the
 // clock runs; kubectl gets --force for them), grace period 0, no
-// PodDisruptionBudget. The last line printed is
+// PodDisruptionBudget. The last lines printed are
 //
+//	bench pace<N>: paced=<s> unpaced=<s> ratio_pace=<z>
 //	bench drain110: drainpipe=<s> kubectl=<s> limit=<s> ratio_kubectl=<x> ratio_limit=<y>
 //
-// with ratio_kubectl = kubectl/drainpipe and ratio_limit = drainpipe/limit.
+// with ratio_kubectl = kubectl/drainpipe, ratio_limit = drainpipe/limit and
+// ratio_pace = paced/unpaced, each a median of the repetitions.
 package main
 
 import (
@@ -28,6 +35,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/drainpipe/drainpipe/internal/config"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/kevents"
 	"github.com/drainpipe/drainpipe/test/sandbox"
@@ -82,13 +90,17 @@ func run() error {
 // bench holds the clients: admin is unthrottled (setup and the limit),
 // tuned is configured as Drainpipe's Lambda configures its client.
 type bench struct {
-	sb     *sandbox.Sandbox
-	admin  kubernetes.Interface
-	tuned  kubernetes.Interface
-	drains interface {
-		Run(ctx context.Context, req drain.Request) (drain.Report, error)
-	}
-	seq int
+	sb    *sandbox.Sandbox
+	admin kubernetes.Interface
+	tuned kubernetes.Interface
+	// drains returns a drainer as a fresh function instance has it, paced
+	// or not.
+	drains func(paced bool) runner
+	seq    int
+}
+
+type runner interface {
+	Run(ctx context.Context, req drain.Request) (drain.Report, error)
 }
 
 func newBench(sb *sandbox.Sandbox, log *slog.Logger, warnPods string) (*bench, error) {
@@ -104,19 +116,34 @@ func newBench(sb *sandbox.Sandbox, log *slog.Logger, warnPods string) (*bench, e
 	if err != nil {
 		return nil, fmt.Errorf("creating drainpipe client: %w", err)
 	}
-	b := &bench{sb: sb, admin: admin, tuned: tuned, drains: drain.New(tuned, drain.DefaultConfig(), log)}
+	fn := config.Default()
+	base := drain.DefaultConfig()
+	base.Concurrency = fn.EvictionConcurrency
+	b := &bench{sb: sb, admin: admin, tuned: tuned}
 	switch warnPods {
 	case "opted-in":
+		b.drains = func(paced bool) runner {
+			cfg := base
+			if paced {
+				cfg.Pace = drain.NewPace(float64(fn.ClusterEvictionRate), fn.MaxConcurrency)
+			}
+			return drain.New(tuned, cfg, log)
+		}
 	case "all":
 		// The warnings as the function gives them with
 		// DRAINPIPE_WARN_PODS=all: an annotation and an event per pod
 		// before the first eviction, and the node's events. The other pod
 		// events (evicted, blocked) are left out, as the opted-in run
 		// leaves them: they are not the warnings' cost.
-		rec := kevents.New(tuned, kevents.Options{Log: log})
-		cfg := drain.DefaultConfig()
-		cfg.WarnAll, cfg.Announce = true, rec.Announce
-		b.drains = rec.Wrap(drain.New(tuned, cfg, log))
+		b.drains = func(paced bool) runner {
+			cfg := base
+			if paced {
+				cfg.Pace = drain.NewPace(float64(fn.ClusterEvictionRate), fn.MaxConcurrency)
+			}
+			rec := kevents.New(tuned, kevents.Options{Log: log, Pace: cfg.Pace})
+			cfg.WarnAll, cfg.Announce = true, rec.Announce
+			return rec.Wrap(drain.New(tuned, cfg, log))
+		}
 	default:
 		return nil, fmt.Errorf("-warn-pods: want all or opted-in, got %q", warnPods)
 	}
@@ -124,10 +151,10 @@ func newBench(sb *sandbox.Sandbox, log *slog.Logger, warnPods string) (*bench, e
 }
 
 func (b *bench) all(ctx context.Context, o options) error {
-	var dp, lim []time.Duration
+	var dp, unpaced, lim []time.Duration
 	for i := range o.reps {
-		// Alternate which goes first so neither always meets a warmer server.
-		order := []string{"drainpipe", "limit"}
+		// Alternate which goes first so none always meets a warmer server.
+		order := []string{"drainpipe", "unpaced", "limit"}
 		if i%2 == 1 {
 			slices.Reverse(order)
 		}
@@ -136,9 +163,12 @@ func (b *bench) all(ctx context.Context, o options) error {
 			if err != nil {
 				return err
 			}
-			if who == "drainpipe" {
+			switch who {
+			case "drainpipe":
 				dp = append(dp, d)
-			} else {
+			case "unpaced":
+				unpaced = append(unpaced, d)
+			default:
 				lim = append(lim, d)
 			}
 			fmt.Printf("drain%d %-9s run %d: %.3fs\n", o.pods, who, i+1, d.Seconds())
@@ -162,7 +192,9 @@ func (b *bench) all(ctx context.Context, o options) error {
 		fmt.Printf("bench fleet%dx%d: drainpipe=%.3f limit=%.3f ratio_limit=%.2f\n",
 			o.fleetNodes, o.fleetPods, fdp.Seconds(), flim.Seconds(), fdp.Seconds()/flim.Seconds())
 	}
-	mdp, mlim := median(dp), median(lim)
+	mdp, mun, mlim := median(dp), median(unpaced), median(lim)
+	fmt.Printf("bench pace%d: paced=%.3f unpaced=%.3f ratio_pace=%.2f\n",
+		o.pods, mdp.Seconds(), mun.Seconds(), mdp.Seconds()/mun.Seconds())
 	fmt.Printf("bench drain%d: drainpipe=%.3f kubectl=%.3f limit=%.3f ratio_kubectl=%.1f ratio_limit=%.2f\n",
 		o.pods, mdp.Seconds(), kc.Seconds(), mlim.Seconds(), kc.Seconds()/mdp.Seconds(), mdp.Seconds()/mlim.Seconds())
 	return nil
@@ -178,8 +210,10 @@ func (b *bench) measure(ctx context.Context, who string, nodes, pods int) (time.
 	defer sc.teardown(b.admin)
 	var drainOne func(context.Context, string) error
 	switch {
-	case who == "drainpipe":
-		drainOne = b.drainpipe
+	case who == "drainpipe", who == "unpaced":
+		// One drainer for every node: one function instance.
+		d := b.drains(who == "drainpipe")
+		drainOne = func(ctx context.Context, node string) error { return drainpipe(ctx, d, node) }
 	case who == "limit":
 		drainOne = b.limit
 	case len(who) > 8 && who[:8] == "kubectl:":
@@ -209,8 +243,8 @@ func (b *bench) measure(ctx context.Context, who string, nodes, pods int) (time.
 	return elapsed, nil
 }
 
-func (b *bench) drainpipe(ctx context.Context, node string) error {
-	rep, err := b.drains.Run(ctx, drain.Request{Node: node, Kind: "spot-interruption", EventID: "bench", Evict: true})
+func drainpipe(ctx context.Context, d runner, node string) error {
+	rep, err := d.Run(ctx, drain.Request{Node: node, Kind: "spot-interruption", EventID: "bench", Evict: true})
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,7 @@ type options struct {
 	verbose                bool
 	reclaim                bool // Spot instances go at their deadline (fleet.Reclaim)
 	rounds                 int  // the peers run this many times (roundsLine)
+	floorDrain             bool // the floor drains after its cordons, as an exempt admin (drainBest)
 }
 
 func main() {
@@ -104,6 +105,8 @@ func run() error {
 	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
 	flag.IntVar(&o.rounds, "rounds", 1, "run the peers this many times, alternating their order; the verdict pools every round's nodes and takes the median of its ratios")
+	flag.BoolVar(&o.floorDrain, "floor-drain", true, "after its cordons the floor drains as an exempt admin (APF's exempt level, no client-side limit), "+
+		"which loads the machine the other runs share; false: it cordons only, and neither its drain nor the best strategy counts it")
 	flag.BoolVar(&o.reclaim, "reclaim", true, "take each Spot instance back at its deadline, its pods with it, as EC2 does")
 	flag.Parse()
 	if o.memoryMB == 0 {

@@ -33,29 +33,15 @@ func waitCordoned(ctx context.Context, obs *fleet.Observer) error {
 }
 
 // fill reads the run's outcome from the observer, the fake and the API
-// server.
-// A cordon is timed by commits (the API server's audit log) where it has
-// the node, by the observer's watch otherwise.
-// deleted counts per node the pods deleted past a budget.
+// server (see perNode). deleted counts per node the pods deleted past a
+// budget.
 func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *awsfake.Server, f *fleet.Fleet, obs *fleet.Observer,
 	commits map[string]time.Duration, deleted map[string]int, dlq string, apf0 int) (*result, error) {
-	var cordoned, seen, drained []time.Duration
 	times := obs.Times()
 	r.outcome = classify(f.Targets(), times, deleted)
-	for name, t := range times {
-		c := t.Cordoned
-		if at, ok := commits[name]; ok {
-			c = at
-		}
-		cordoned, seen, drained = append(cordoned, c), append(seen, t.Cordoned), append(drained, t.Drained)
-		if t.Drained == 0 {
-			r.undrained++
-		}
-		if t.Reclaimed != 0 && t.Reclaimed == t.Drained {
-			r.reclaimed++
-			r.lost += t.Lost
-		}
-	}
+	n := perNode(times, commits, deleted)
+	cordoned, seen, drained := n.cordoned, n.seen, n.drained
+	r.undrained, r.reclaimed, r.lost, r.violated = n.undrained, n.reclaimed, n.lost, n.violations
 	r.cordoned, r.drained, r.seen = cordoned, drained, seen
 	r.cordonP99, r.cordonSeenP99 = fleet.Percentile(cordoned, 99), fleet.Percentile(seen, 99)
 	r.drainedP50, r.drainedP99 = fleet.Percentile(drained, 50), fleet.Percentile(drained, 99)
@@ -74,4 +60,44 @@ func (r *result) fill(ctx context.Context, admin kubernetes.Interface, fake *aws
 	}
 	r.apf = apf - apf0
 	return r, nil
+}
+
+// nodeTimes is a run's times per interrupted node (zero: never) and what
+// befell the nodes never drained.
+type nodeTimes struct {
+	cordoned, seen, drained []time.Duration
+	// undrained: nodes never drained, among them those reclaimed with
+	// pods on them (reclaimed, holding lost evictable pods) and those
+	// emptied by deleting pods past their budget (violations pods).
+	undrained, reclaimed, lost, violations int
+}
+
+// perNode reads the nodes' times. A node EC2 took back with pods on it is
+// never drained, nor is one whose pods were deleted past their budget:
+// both count as undrained at the time they were emptied, not as drained.
+// A cordon is timed by commits (the API server's audit log) where it has
+// the node, by the observer's watch otherwise.
+func perNode(times map[string]fleet.Times, commits map[string]time.Duration, deleted map[string]int) nodeTimes {
+	var n nodeTimes
+	for name, t := range times {
+		c := t.Cordoned
+		if at, ok := commits[name]; ok {
+			c = at
+		}
+		d := t.Drained
+		if t.Reclaimed != 0 && t.Reclaimed == t.Drained {
+			n.reclaimed++
+			n.lost += t.Lost
+			d = 0
+		}
+		if deleted[name] > 0 {
+			n.violations += deleted[name]
+			d = 0
+		}
+		if d == 0 {
+			n.undrained++
+		}
+		n.cordoned, n.seen, n.drained = append(n.cordoned, c), append(n.seen, t.Cordoned), append(n.drained, d)
+	}
+	return n
 }

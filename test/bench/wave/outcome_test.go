@@ -48,3 +48,31 @@ func TestClassifyCountsAReclaimedSpotNodeAsNeverDrained(t *testing.T) {
 		t.Errorf("pooled %+v", pooled)
 	}
 }
+
+// The drained times behind drained_p99 and both drain ratios: a node EC2
+// took back with its pods is never drained (the observer marks it drained
+// at that moment), nor is one emptied by deleting pods past their budget;
+// both are counted apart.
+func TestPerNodeNeverDrainsAReclaimedOrViolatedNode(t *testing.T) {
+	s := time.Second
+	times := map[string]fleet.Times{
+		"ok":        {Cordoned: s, Drained: 30 * s},
+		"reclaimed": {Cordoned: s, Drained: 120 * s, Reclaimed: 120 * s, Lost: 7},
+		"deleted":   {Cordoned: s, Drained: 110 * s},
+		"late":      {Cordoned: s, Drained: 100 * s, Reclaimed: 120 * s},
+		"open":      {Cordoned: s},
+	}
+	n := perNode(times, map[string]time.Duration{"ok": s / 2}, map[string]int{"deleted": 3})
+	var drained time.Duration
+	for _, d := range n.drained {
+		if d > drained {
+			drained = d
+		}
+	}
+	if drained != 100*s {
+		t.Errorf("latest drained time %v, want 100s (the reclaimed and the violated nodes never drained)", drained)
+	}
+	if n.undrained != 3 || n.reclaimed != 1 || n.lost != 7 || n.violations != 3 {
+		t.Errorf("undrained %d reclaimed %d lost %d violations %d, want 3 1 7 3", n.undrained, n.reclaimed, n.lost, n.violations)
+	}
+}

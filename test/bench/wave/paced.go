@@ -23,20 +23,29 @@ import (
 // Drainpipe's role may list them, not watch them.
 const budgetPollEvery = 500 * time.Millisecond
 
-// drainPaced is the paced reference: what a handler with Drainpipe's
-// identity and permissions could do knowing the whole wave at once. As
-// user drainpipe (its requests under deploy/flowcontrol.yaml's levels,
-// not exempt) it cordons every target at once, then evicts the targets'
-// pods Spot nodes first, no faster in all than rate (the replacement rate
-// measured before the wave: the control plane cannot replace evicted pods
-// faster, and evictions beyond it only queue). Each budget's pods go one
-// at a time in the same order (bestPlan); a refusal waits for the
-// budget's next change, seen by listing the budgets.
+// drainPaced is the paced reference: the strongest strategy we know for a
+// handler with Drainpipe's identity and permissions that knows the whole
+// wave at once. As user drainpipe (its requests under
+// deploy/flowcontrol.yaml's levels, not exempt) it cordons every target at
+// once, then evicts at once every pod that heads no chain: pods no budget
+// covers (freeWorkers at a time, as the floor's drain) and the pods of
+// budgets whose pods in the wave fit their allowance. Only chain heads,
+// the pods of budgets the wave's pods exceed, are paced, no faster in all
+// than rate (the replacement rate measured before the wave: the control
+// plane cannot replace evicted pods faster, and evictions beyond it only
+// queue), Spot nodes' before hook nodes' and, within each, the deepest
+// chain first (pacedRanks). Each budget's pods go one at a time in the
+// same node order (bestPlan); a refusal waits for the budget's next
+// change, seen by listing the budgets.
 func drainPaced(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet, rate float64) error {
 	order := spotFirst(f.Targets())
 	rank := map[string]int{}
 	for i, n := range order {
 		rank[n] = i
+	}
+	spot := map[string]bool{}
+	for _, n := range f.Targets() {
+		spot[n.Name] = n.Spot
 	}
 	var wg sync.WaitGroup
 	patch := []byte(`{"spec":{"unschedulable":true}}`)
@@ -53,13 +62,58 @@ func drainPaced(ctx context.Context, c kubernetes.Interface, f *fleet.Fleet, rat
 	}
 	free, queues := bestPlan(pods.Items, pdbs.Items, order)
 	slices.SortStableFunc(free, func(a, b podRef) int { return rank[a.node] - rank[b.node] })
+	allowance := map[string]int{}
+	for _, b := range pdbs.Items {
+		allowance[b.Name] = int(b.Status.ExpectedPods - b.Status.DesiredHealthy)
+	}
+	ranks := pacedRanks(queues, allowance, order, spot)
 	w := pollBudgets(ctx, c, f.Namespace, pdbs.Items)
 	p := newPacer(ctx, rate, max(1, int(rate/4)))
 	turn := func(ref podRef) func() bool {
-		return func() bool { return p.wait(ctx, rank[ref.node]) == nil }
+		r, paced := ranks[ref]
+		if !paced {
+			return nil // heads no chain: at once
+		}
+		return func() bool { return p.wait(ctx, r) == nil }
 	}
 	evictPlan(ctx, c, free, queues, w, turn)
 	return nil
+}
+
+// pacedRanks ranks the chain heads, the pods of budgets whose pods in the
+// wave exceed their allowance (the lowest rank goes first): Spot nodes'
+// before the others', then the deepest chain (⌈pods/allowance⌉ cycles)
+// first, then by the nodes' order. Pods of other budgets are not ranked:
+// they go at once.
+func pacedRanks(queues map[string][]podRef, allowance map[string]int, order []string, spot map[string]bool) map[podRef]int {
+	n := len(order)
+	node := map[string]int{}
+	for i, name := range order {
+		node[name] = i
+	}
+	depth := map[string]int{}
+	deepest := 0
+	for b, q := range queues {
+		if a := allowance[b]; a >= 1 && len(q) > a {
+			depth[b] = (len(q) - 1) / a
+			deepest = max(deepest, depth[b])
+		}
+	}
+	out := map[podRef]int{}
+	for b, q := range queues {
+		d, ok := depth[b]
+		if !ok {
+			continue
+		}
+		for _, ref := range q {
+			class := 1
+			if spot[ref.node] {
+				class = 0
+			}
+			out[ref] = (class*(deepest+1)+deepest-d)*n + node[ref.node]
+		}
+	}
+	return out
 }
 
 // spotFirst orders the targets' names: Spot nodes (a deadline) first,

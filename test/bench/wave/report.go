@@ -4,20 +4,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
+
+	"github.com/drainpipe/drainpipe/test/fleet"
 )
 
 // lastLine is the benchmark's verdict over every round; false unless
-// drainpipe ran. Times are percentiles of every node of every round
-// (pooled), ratios the median of each round's ratio (roundRatios), counts
-// the sum over the rounds, costs per node over the rounds. A reference
-// that did not run reads "-"; a run of -nofc that did not, -1.
+// drainpipe ran. One statistic throughout: each time and each ratio is the
+// median of the rounds' own figures (a round's p99, a round's ratio); the
+// percentiles of every node of every round together are the pooled lines'.
+// Counts are the sum over the rounds, costs per node over the rounds. A
+// reference that did not run reads "-"; a run of -nofc that did not, -1.
 func lastLine(rounds []map[string]*result) (string, bool) {
 	dp, ok := pool(rounds, "drainpipe")
 	if !ok {
 		return "", false
 	}
-	nt, _ := pool(rounds, "nth")
 	fl, _ := pool(rounds, "floor")
 	pc, _ := pool(rounds, "paced")
 	nofc, ranNoFC := pool(rounds, "drainpipe-nofc")
@@ -25,23 +28,76 @@ func lastLine(rounds []map[string]*result) (string, bool) {
 		nofc.apf, nofc.neighbourRejected = -1, -1
 	}
 	rs := roundsRatios(rounds)
+	p99 := func(peer string, of func(*result) []time.Duration) string { return medianP99(rounds, peer, of) }
+	cordoned := func(r *result) []time.Duration { return r.cordoned }
+	drained := func(r *result) []time.Duration { return r.drained }
+	seen := func(r *result) []time.Duration { return r.seen }
+	spot := func(r *result) []time.Duration { return r.outcome.spotGraceful }
+	hook := func(r *result) []time.Duration { return r.outcome.hookDrained }
 	return fmt.Sprintf("bench wave%d: rounds=%d cordon_p99=%s drained_p99=%s nth_drained_p99=%s floor_cordon_p99=%s floor_drained_p99=%s "+
 		"paced_drained_p99=%s best_drained_p99=%s fp_drained_p99=%s "+
 		"ratio_nth=%s ratio_cordon=%s ratio_best_strategy=%s ratio_lower_bound=%s apf_rejected=%d apf_rejected_nofc=%d "+
 		"neighbour_p99=%s neighbour_p99_nofc=%s neighbour_rejected=%d neighbour_rejected_nofc=%d "+
 		"cost_gbs_per_node=%.3f kube_per_node=%.1f aws_per_node=%.2f sqs_per_node=%.2f dlq=%d hooks_open=%d "+
 		"lost_pods=%d floor_lost_pods=%d spot_lost_pods=%d paced_spot_lost_pods=%d spot_deleted_pods=%d paced_spot_deleted_pods=%d hook_deleted_pods=%d "+
+		"budget_violations=%d paced_budget_violations=%d "+
 		"spot_graceful_p99=%s paced_spot_graceful_p99=%s hook_drained_p99=%s paced_hook_drained_p99=%s "+
 		"cordon_seen_p99=%s floor_cordon_seen_p99=%s",
-		dp.targets, dp.runs, pct(dp.cordoned, 99), pct(dp.drained, 99), pct(nt.drained, 99), pct(fl.cordoned, 99), pct(fl.drained, 99),
-		pct(pc.drained, 99), spreadOf(rs.best), spreadOf(rs.lowerBound),
+		dp.targets, dp.runs, p99("drainpipe", cordoned), p99("drainpipe", drained), p99("nth", drained), p99("floor", cordoned), p99("floor", drained),
+		p99("paced", drained), spreadOf(rs.best), spreadOf(rs.lowerBound),
 		spreadOf(rs.nth), spreadOf(rs.cordon), spreadOf(rs.bestRatio), spreadOf(rs.lowerRatio), dp.apf, nofc.apf,
-		pct3(dp.neighbour), pct3(nofc.neighbour), dp.neighbourRejected, nofc.neighbourRejected,
+		medianNeighbour(rounds, "drainpipe"), medianNeighbour(rounds, "drainpipe-nofc"), dp.neighbourRejected, nofc.neighbourRejected,
 		dp.cost.gbSeconds/float64(max(1, dp.cost.nodes)), dp.cost.per(dp.cost.kube), dp.cost.per(dp.cost.ec2+dp.cost.asg), dp.cost.per(dp.cost.sqs),
 		dp.dlq, dp.hooksOpen,
 		dp.lost, fl.lost, dp.outcome.spotLost, pc.outcome.spotLost, dp.outcome.spotDeleted, pc.outcome.spotDeleted, dp.outcome.hookDeleted,
-		pct(dp.outcome.spotGraceful, 99), pct(pc.outcome.spotGraceful, 99), pct(dp.outcome.hookDrained, 99), pct(pc.outcome.hookDrained, 99),
-		pct(dp.seen, 99), pct(fl.seen, 99)), true
+		dp.outcome.spotDeleted+dp.outcome.hookDeleted, pc.outcome.spotDeleted+pc.outcome.hookDeleted,
+		p99("drainpipe", spot), p99("paced", spot), p99("drainpipe", hook), p99("paced", hook),
+		p99("drainpipe", seen), p99("floor", seen)), true
+}
+
+// medianP99 is the median over the rounds peer ran of each round's p99 of
+// of(its result), in seconds ("inf" when it falls on a node never
+// reached, "-" when no round has such nodes).
+func medianP99(rounds []map[string]*result, peer string, of func(*result) []time.Duration) string {
+	var v []time.Duration
+	for _, res := range rounds {
+		if r := res[peer]; r != nil && len(of(r)) > 0 {
+			v = append(v, fleet.Percentile(of(r), 99))
+		}
+	}
+	if len(v) == 0 {
+		return "-"
+	}
+	return secsString(medianDuration(v))
+}
+
+// medianNeighbour is the median of the rounds' neighbour p99s, to the
+// millisecond; "-" when peer never ran.
+func medianNeighbour(rounds []map[string]*result, peer string) string {
+	var v []time.Duration
+	for _, res := range rounds {
+		if r := res[peer]; r != nil && len(r.neighbour.lat) > 0 {
+			v = append(v, percentile(r.neighbour.lat, 99))
+		}
+	}
+	if len(v) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", medianDuration(v).Seconds())
+}
+
+// medianDuration is the middle value, or the mean of the middle two
+// (never when either is).
+func medianDuration(v []time.Duration) time.Duration {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	if s[n/2] == never {
+		return never
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // pooled is one peer's runs over every round, node by node.

@@ -61,6 +61,18 @@ func TestLastLineCarriesTheVerdict(t *testing.T) {
 	if line, _ := lastLine([]map[string]*result{round}); lastLineFields(t, line)["ratio_nth"] != "10.00" {
 		t.Errorf("with the peer, ratio_nth should be 10.00:\n%s", line)
 	}
+	// Two rounds: each time is the median of the rounds' p99s, as each
+	// ratio is the median of the rounds' ratios, not the p99 of both
+	// rounds' nodes together.
+	other := map[string]*result{
+		"drainpipe": {targets: 140, cordonP99: 4 * s, drainedP99: 80 * s, cordoned: []time.Duration{3 * s, 4 * s}, drained: []time.Duration{70 * s, 80 * s}},
+		"floor":     {targets: 140, cordonP99: s, drainedP99: 20 * s, firstPrinciples: 10 * s},
+	}
+	line, _ = lastLine([]map[string]*result{round, other})
+	f = lastLineFields(t, line)
+	if f["drained_p99"] != "60.00" || f["cordon_p99"] != "3.00" || f["ratio_lower_bound"] != "6.00" {
+		t.Errorf("two rounds: drained_p99=%s cordon_p99=%s ratio_lower_bound=%s, want the medians 60.00 3.00 6.00", f["drained_p99"], f["cordon_p99"], f["ratio_lower_bound"])
+	}
 	delete(round, "drainpipe")
 	if _, ok := lastLine([]map[string]*result{round}); ok {
 		t.Error("a last line without drainpipe")

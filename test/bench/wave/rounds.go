@@ -50,7 +50,7 @@ func ratiosOf(res map[string]*result) (roundRatios, bool) {
 	clean := false
 	for _, peer := range strategies {
 		r := res[peer]
-		if r == nil || r.drainedP99 <= 0 || r.drainedP99 == never {
+		if r == nil || r.cordonOnly || r.drainedP99 <= 0 || r.drainedP99 == never {
 			continue
 		}
 		ok := r.undrained == 0 && r.lost == 0

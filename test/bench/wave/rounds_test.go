@@ -35,7 +35,14 @@ func TestRatiosAreNotClamped(t *testing.T) {
 	if rr, _ := ratiosOf(res); rr.bestName != "paced" {
 		t.Errorf("best strategy %s, want paced (limit lost pods)", rr.bestName)
 	}
+	// A floor that only cordoned (-floor-drain=false) is the cordon's
+	// reference and the lower bound's, never a drain strategy, however
+	// its drained p99 reads (the run's bound).
 	delete(res, "paced")
+	res["floor"] = &result{cordonP99: 400 * time.Millisecond, drainedP99: 10 * s, firstPrinciples: 9 * s, cordonOnly: true, undrained: 56}
+	if rr, _ := ratiosOf(res); rr.bestName != "limit" || rr.cordonRef != 400*time.Millisecond || rr.lowerBound != 9*s {
+		t.Errorf("cordon-only floor: best %s, cordon reference %v, lower bound %v; want limit, 0.4s, 9s", rr.bestName, rr.cordonRef, rr.lowerBound)
+	}
 	delete(res, "floor")
 	if rr, _ := ratiosOf(res); rr.bestName != "limit" || rr.cordon != 0 || rr.lower != 0 {
 		t.Errorf("only limit: best %s, cordon %v, lower %v; want limit, 0, 0", rr.bestName, rr.cordon, rr.lower)

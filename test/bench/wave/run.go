@@ -228,7 +228,8 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	}
 	var waitErr error
 	if isFloor(peer) {
-		if waitErr = waitCordoned(rctx, obs); waitErr == nil {
+		r.cordonOnly = !o.floorDrain
+		if waitErr = waitCordoned(rctx, obs); waitErr == nil && o.floorDrain {
 			if waitErr = drainBest(rctx, admin, f); waitErr == nil {
 				waitErr = obs.WaitDrained(rctx)
 			}
