@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
@@ -220,18 +221,10 @@ func requestHolds(req Request, deadline time.Time, now time.Time) []hold.Hold {
 		}
 		return out
 	}
-	h := hold.Hold{Kind: req.Kind, ID: req.EventID, Since: hold.Stamp(now), By: req.By}
-	if !req.EventTime.IsZero() {
-		h.Time = hold.Precise(req.EventTime)
+	if deadline.IsZero() {
+		deadline = req.PassedDeadline
 	}
-	switch {
-	case !deadline.IsZero():
-		h.Deadline = hold.Stamp(deadline)
-	case !req.PassedDeadline.IsZero():
-		h.Deadline = hold.Stamp(req.PassedDeadline)
-	}
-	if !req.End.IsZero() {
-		h.End = hold.Stamp(req.End)
-	}
+	h := hold.Of(event.Interruption{Kind: event.Kind(req.Kind), EventID: req.EventID, Time: req.EventTime,
+		Deadline: deadline, End: req.End}, req.By, now)
 	return []hold.Hold{h}
 }

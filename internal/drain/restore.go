@@ -2,7 +2,6 @@ package drain
 
 import (
 	"encoding/json"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -145,13 +144,10 @@ func readHolds(a map[string]string) hold.Set {
 
 // FieldManager names Drainpipe's writes to nodes in their managedFields,
 // so a give-back can tell whether spec.unschedulable is still as its
-// cordon set it.
+// cordon set it. It is also what the API server derives from the
+// User-Agent (drainpipe/VERSION) of earlier releases' writes, which named
+// none.
 const FieldManager = "drainpipe"
-
-// ownManagers are the field managers of Drainpipe's node writes: its own,
-// which is also what the API server derives from its User-Agent
-// (drainpipe/VERSION) for earlier releases' writes that named none.
-var ownManagers = []string{FieldManager}
 
 // patchOptions are the options of every node write that may change what
 // a hold took.
@@ -163,7 +159,7 @@ func patchOptions() metav1.PatchOptions { return metav1.PatchOptions{FieldManage
 // give-back leaves it, whatever the restore record says.
 func cordonedByOther(node *corev1.Node) bool {
 	for _, e := range node.ManagedFields {
-		if e.FieldsV1 == nil || slices.Contains(ownManagers, e.Manager) {
+		if e.FieldsV1 == nil || e.Manager == FieldManager {
 			continue
 		}
 		var f struct {

@@ -207,7 +207,7 @@ func uncordonPatch(node *corev1.Node, m Marks) (restorePatch, []string) {
 	p := restorePatch{Metadata: restoreMeta{ResourceVersion: node.ResourceVersion}}
 	var changed []string
 	spec := &restoreSpec{}
-	if m.record != nil && m.record.Unschedulable && node.Spec.Unschedulable && !cordonedByOther(node) {
+	if m.Cordoned { // Drainpipe's cordon, still as it set it (ReadMarks)
 		f := false
 		spec.Unschedulable = &f
 		changed = append(changed, "unschedulable")

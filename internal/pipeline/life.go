@@ -33,8 +33,8 @@ func (a *Actor) recordLife(ctx context.Context, t handler.Task, holds []hold.Hol
 	if !ok || t.ReceiveCount <= 1 {
 		return
 	}
-	for i, in := range t.Interruptions {
-		if in.Kind != event.KindASGLifecycle || in.Lifecycle == nil || in.Time.IsZero() || i >= len(holds) {
+	for _, in := range t.Interruptions {
+		if in.Kind != event.KindASGLifecycle || in.Lifecycle == nil || in.Time.IsZero() {
 			continue
 		}
 		if d, ok := a.life(ctx, r, in.Lifecycle.ASG); ok {
