@@ -69,8 +69,8 @@ func (d *Drainer) atRisk(ctx context.Context, dl *deadlines, own func(node strin
 		if first, err := time.Parse(annotationTimeLayout, n.Annotations[AnnotationFirstSeen]); err == nil && now.Sub(first) < yieldHorizon {
 			dl.crowded = true
 		}
-		at, err := time.Parse(annotationTimeLayout, n.Annotations[AnnotationDeadline])
-		if err != nil || !at.After(now) || at.Sub(now) > yieldHorizon {
+		at := nextDeadline(n.Annotations, now)
+		if at.IsZero() || at.Sub(now) > yieldHorizon {
 			continue
 		}
 		if at.After(dl.until) {
@@ -78,6 +78,20 @@ func (d *Drainer) atRisk(ctx context.Context, dl *deadlines, own func(node strin
 		}
 	}
 	return dl.until, dl.crowded
+}
+
+// nextDeadline is when a held node's instance goes, after now: the
+// earliest deadline to come among its holds (the single-hold marks name
+// only the newest), zero for none.
+func nextDeadline(a map[string]string, now time.Time) time.Time {
+	var next time.Time
+	for _, h := range readHolds(a) {
+		at, err := time.Parse(time.RFC3339, h.Deadline)
+		if err == nil && at.After(now) && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next
 }
 
 func live(until, now time.Time) time.Time {

@@ -11,11 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/drainpipe/drainpipe/internal/hold"
 )
 
 func heldNode(name string, deadline time.Time, report string) *corev1.Node {
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelHeld: labelHeldOn}, Annotations: map[string]string{}}}
+	// Every held node carries its kind beside its marks.
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelHeld: labelHeldOn},
+		Annotations: map[string]string{AnnotationKind: "asg-lifecycle"}}}
 	if !deadline.IsZero() {
+		n.Annotations[AnnotationKind] = "spot-interruption"
 		n.Annotations[AnnotationDeadline] = deadline.UTC().Format(annotationTimeLayout)
 	}
 	if report != "" {
@@ -180,5 +185,35 @@ func TestADrainsNodeIsItsOwnFromTheCordon(t *testing.T) {
 	}
 	if cfg.Pace.draining("n1") {
 		t.Error("the node is still counted after its drain ended")
+	}
+}
+
+// A node held for several threats is at risk by its earliest deadline to
+// come, not by the single-hold marks, which name the newest hold: a Spot
+// warning then a scheduled change days ahead still holds hook drains back
+// until the Spot deadline; a hold whose deadline passed holds nothing.
+func TestDeadlineAtRiskIsTheEarliestOfTheHolds(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	stamp := func(d time.Duration) string { return now.Add(d).UTC().Format(annotationTimeLayout) }
+	spot := hold.Hold{Kind: "spot-interruption", ID: "e1", Deadline: stamp(90 * time.Second), Since: stamp(-10 * time.Second)}
+	scheduled := hold.Hold{Kind: "scheduled-change", ID: "e2", Deadline: stamp(72 * time.Hour), Since: stamp(0)}
+	passed := hold.Hold{Kind: "spot-interruption", ID: "e3", Deadline: stamp(-time.Second), Since: stamp(-3 * time.Minute)}
+	both := heldNode("spot-then-scheduled", now.Add(72*time.Hour), "")
+	both.Annotations[AnnotationKind] = scheduled.Kind
+	both.Annotations[AnnotationHolds] = hold.Set{spot, scheduled}.Encode()
+	gone := heldNode("passed-then-scheduled", now.Add(72*time.Hour), "")
+	gone.Annotations[AnnotationKind] = scheduled.Kind
+	gone.Annotations[AnnotationHolds] = hold.Set{passed, scheduled}.Encode()
+	for _, c := range []struct {
+		node *corev1.Node
+		want time.Time
+	}{{both, now.Add(90 * time.Second)}, {gone, time.Time{}}} {
+		d := New(fake.NewClientset(c.node), DefaultConfig(), nil)
+		d.now = func() time.Time { return now }
+		var dl deadlines
+		got, _ := d.atRisk(context.Background(), &dl, func(string) bool { return false }, slog.New(slog.DiscardHandler))
+		if !got.Equal(c.want) {
+			t.Errorf("%s: deadline at risk %v, want %v", c.node.Name, got, c.want)
+		}
 	}
 }
