@@ -38,8 +38,8 @@ type result struct {
 }
 
 func (r *result) summary(peer string) string {
-	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs (seen %.2fs), drained p50 %.2fs p99 %s (%d undrained, among them %d reclaimed with %d pods and those emptied by %d pods deleted past their budget), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
-		peer, r.targets, r.cordonP99.Seconds(), r.cordonSeenP99.Seconds(), r.drainedP50.Seconds(), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.violated, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
+	s := fmt.Sprintf("%-14s: %d nodes: cordon p99 %.2fs (seen %.2fs), drained p50 %s p99 %s (%d undrained, among them %d reclaimed with %d pods and those emptied by %d pods deleted past their budget), hooks %+v, dlq %d, apf rejected %d, invocations %d, peak environments %d (setup %.0fs, settled %.0fs at %.2f cores, load %s)",
+		peer, r.targets, r.cordonP99.Seconds(), r.cordonSeenP99.Seconds(), secsString(r.drainedP50), r.drainedString(), r.undrained, r.reclaimed, r.lost, r.violated, r.hooks, r.dlq, r.apf, r.invocations, r.peak,
 		r.setup.Seconds(), r.settled.Seconds(), r.quiet, loadavg())
 	s += fmt.Sprintf("\n%-14s  neighbour: %d requests, p99 %.3fs, %d rejected (429), %d failed", "", r.neighbour.requests, r.neighbour.p99.Seconds(), r.neighbour.rejected, r.neighbour.failed)
 	if len(r.apfWhy) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,5 +47,15 @@ func TestSpreadAndPercentiles(t *testing.T) {
 	}
 	if got := pct([]time.Duration{sec, 3 * sec}, 50); got != "1.00" {
 		t.Errorf("p50: %s", got)
+	}
+}
+
+// A peer whose median node was never drained prints its drained p50 as
+// "inf", as every other percentile, not as the largest duration in seconds.
+func TestSummaryDrainedMedianNeverReached(t *testing.T) {
+	r := &result{targets: 2, drainedP50: never, drainedP99: never, undrained: 2, bound: time.Minute}
+	s := r.summary("drainpipe")
+	if !strings.Contains(s, "drained p50 inf p99 >60 ") {
+		t.Errorf("summary %q: want drained p50 inf and p99 past the bound", s)
 	}
 }
