@@ -23,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
+.PHONY: help build build-local cli release notice test test-matrix budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -92,6 +92,16 @@ build-local: ## the bootstrap for this machine (used by the end-to-end tests)
 test: sandbox-build build ## everything: unit, sandbox, end-to-end and CDK tests
 	$(GO) test -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
+
+# The support matrix (docs/support.md): the sandbox's Kubernetes versions, the oldest and the newest minor
+# EKS supports; each has a module in test/sandbox/build (TestSupportMatrix holds the three together).
+K8S_MATRIX ?= v1.32.13 v1.36.3
+# The packages whose tests start the sandbox, less the fleet, chaos and benchmark rigs
+# (TestSupportMatrixPackages keeps the list whole).
+MATRIX_PKGS := ./cmd/drainpipe ./deploy ./internal/drain ./internal/eks ./internal/group ./internal/kevents \
+	./internal/nodemap ./internal/pipeline ./internal/sweep ./test/e2e ./test/sandbox/...
+test-matrix: ## the sandbox tests on each Kubernetes version of K8S_MATRIX (building its binaries: ~15 min each when cold, so not part of make test); a row per version for docs/support.md
+	$(GO) run ./tools/testmatrix -build $(SANDBOX_BUILD) -out $(DIST)/matrix -versions '$(K8S_MATRIX)' $(MATRIX_PKGS)
 
 budgets: sandbox-build ## measure (never assert) the bootstrap's size, start, memory and cordon latency budgets
 	DRAINPIPE_BUDGETS=1 $(GO) test -count=1 -v -run 'Budget' ./test/e2e/
