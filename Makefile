@@ -54,9 +54,17 @@ define clis
 	$(call cli_build,darwin,arm64,$(1),$(2))
 endef
 
+# $(call sbom,MAIN,GOOS,GOARCH,ARTEFACT,GOFLAGS): RELEASE/ARTEFACT.cdx.json, the CycloneDX SBOM of ARTEFACT,
+# built from ./MAIN for GOOS/GOARCH (tools/sbomversion then names the release's version in each, and checks
+# every artefact has its own).
+define sbom
+	CGO_ENABLED=0 GOOS=$(2) GOARCH=$(3) GOFLAGS=$(5) SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -notimestamp -main $(1) -output $(RELEASE)/$(4).cdx.json .
+endef
+
 # A release build reports the bare VERSION (every other build VERSION-dev+COMMIT).
 release: LDFLAGS += -X $(VERSION_PKG).release=true
-release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, CycloneDX SBOM, template if any, SHA256SUMS
+release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, a CycloneDX SBOM per zip and command, template if any, SHA256SUMS
 	$(GO) run ./tools/releasetag $(VERSION)
 	rm -rf $(RELEASE) $(RELEASE).check
 	@mkdir -p $(RELEASE) $(RELEASE).check
@@ -69,9 +77,13 @@ release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe comm
 	cd $(RELEASE).check && for z in *; do cmp "$$z" "../$(notdir $(RELEASE))/$$z" || { echo "release: $$z differs between two builds: not reproducible"; exit 1; }; done
 	rm -rf $(RELEASE).check
 	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(CYCLONEDX)
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 GOFLAGS=-tags=lambda.norpc SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
-		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -notimestamp -main lambda -output $(RELEASE)/drainpipe-$(VERSION).cdx.json .
-	$(GO) run ./tools/sbomversion $(RELEASE)/drainpipe-$(VERSION).cdx.json $(VERSION)
+	$(call sbom,lambda,linux,arm64,drainpipe-$(VERSION)-linux-arm64.zip,-tags=lambda.norpc)
+	$(call sbom,lambda,linux,amd64,drainpipe-$(VERSION)-linux-x86_64.zip,-tags=lambda.norpc)
+	$(call sbom,cmd/drainpipe,linux,amd64,drainpipe-$(VERSION)-linux-amd64)
+	$(call sbom,cmd/drainpipe,linux,arm64,drainpipe-$(VERSION)-linux-arm64)
+	$(call sbom,cmd/drainpipe,darwin,amd64,drainpipe-$(VERSION)-darwin-amd64)
+	$(call sbom,cmd/drainpipe,darwin,arm64,drainpipe-$(VERSION)-darwin-arm64)
+	$(GO) run ./tools/sbomversion $(RELEASE) $(VERSION)
 	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
 	else echo "release: no template target yet; the release has no standalone template"; fi
 	cd $(RELEASE) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
