@@ -84,7 +84,7 @@ release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe comm
 	$(call sbom,cmd/drainpipe,darwin,amd64,drainpipe-$(VERSION)-darwin-amd64)
 	$(call sbom,cmd/drainpipe,darwin,arm64,drainpipe-$(VERSION)-darwin-arm64)
 	$(GO) run ./tools/sbomversion $(RELEASE) $(VERSION)
-	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
+	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template TEMPLATE_MAX_CLUSTERS=$(RELEASE_MAX_CLUSTERS) && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
 	else echo "release: no template target yet; the release has no standalone template"; fi
 	cd $(RELEASE) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
 	@cat $(RELEASE)/SHA256SUMS
@@ -150,10 +150,15 @@ synth: build node_modules/.package-lock.json ## render the CloudFormation templa
 # The standalone template: no CDK bootstrap, no BootstrapVersion, no asset;
 # the code comes from its CodeBucket and CodeKey parameters. Settings come
 # from SYNTH_ARGS as for synth. cfn-lint must pass (and be installed).
+# TEMPLATE_MAX_CLUSTERS=N: its Clusters parameter takes 1 to N names (empty:
+# exactly as many as SYNTH_ARGS' clusters).
+TEMPLATE_MAX_CLUSTERS ?=
+# The release's template serves 1 to this many clusters.
+RELEASE_MAX_CLUSTERS ?= 10
 template: node_modules/.package-lock.json ## the standalone CloudFormation template in dist/template/ (for CloudFormation, StackSets, Terraform, sam local), checked by cfn-lint
 	@command -v cfn-lint >/dev/null || { echo "make template: cfn-lint is not installed (pip install cfn-lint); it checks the template" >&2; exit 1; }
 	rm -rf cdk.out.template
-	npx --no-install cdk synth --quiet -o cdk.out.template -c standalone=true $(SYNTH_ARGS)
+	npx --no-install cdk synth --quiet -o cdk.out.template -c standalone=true $(if $(TEMPLATE_MAX_CLUSTERS),-c maxClusters=$(TEMPLATE_MAX_CLUSTERS)) $(SYNTH_ARGS)
 	@mkdir -p $(DIST)/template
 	cp cdk.out.template/*.template.json $(DIST)/template/drainpipe.template.json
 	# No flags: what the stack does on purpose is acknowledged in the template's own Metadata.
