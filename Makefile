@@ -23,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
+.PHONY: help build build-local cli release notice test test-matrix budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -54,9 +54,17 @@ define clis
 	$(call cli_build,darwin,arm64,$(1),$(2))
 endef
 
+# $(call sbom,MAIN,GOOS,GOARCH,ARTEFACT,GOFLAGS): RELEASE/ARTEFACT.cdx.json, the CycloneDX SBOM of ARTEFACT,
+# built from ./MAIN for GOOS/GOARCH (tools/sbomversion then names the release's version in each, and checks
+# every artefact has its own).
+define sbom
+	CGO_ENABLED=0 GOOS=$(2) GOARCH=$(3) GOFLAGS=$(5) SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
+		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -notimestamp -main $(1) -output $(RELEASE)/$(4).cdx.json .
+endef
+
 # A release build reports the bare VERSION (every other build VERSION-dev+COMMIT).
 release: LDFLAGS += -X $(VERSION_PKG).release=true
-release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, CycloneDX SBOM, template if any, SHA256SUMS
+release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe command (linux, darwin; amd64, arm64), each built twice and compared, a CycloneDX SBOM per zip and command, template if any, SHA256SUMS
 	$(GO) run ./tools/releasetag $(VERSION)
 	rm -rf $(RELEASE) $(RELEASE).check
 	@mkdir -p $(RELEASE) $(RELEASE).check
@@ -69,10 +77,14 @@ release: ## dist/release/: bootstrap zips (arm64, x86_64) and the drainpipe comm
 	cd $(RELEASE).check && for z in *; do cmp "$$z" "../$(notdir $(RELEASE))/$$z" || { echo "release: $$z differs between two builds: not reproducible"; exit 1; }; done
 	rm -rf $(RELEASE).check
 	GOBIN=$(abspath $(DIST)/tools) $(GO) install $(CYCLONEDX)
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 GOFLAGS=-tags=lambda.norpc SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) \
-		$(DIST)/tools/cyclonedx-gomod app -json -licenses -noserial -notimestamp -main lambda -output $(RELEASE)/drainpipe-$(VERSION).cdx.json .
-	$(GO) run ./tools/sbomversion $(RELEASE)/drainpipe-$(VERSION).cdx.json $(VERSION)
-	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
+	$(call sbom,lambda,linux,arm64,drainpipe-$(VERSION)-linux-arm64.zip,-tags=lambda.norpc)
+	$(call sbom,lambda,linux,amd64,drainpipe-$(VERSION)-linux-x86_64.zip,-tags=lambda.norpc)
+	$(call sbom,cmd/drainpipe,linux,amd64,drainpipe-$(VERSION)-linux-amd64)
+	$(call sbom,cmd/drainpipe,linux,arm64,drainpipe-$(VERSION)-linux-arm64)
+	$(call sbom,cmd/drainpipe,darwin,amd64,drainpipe-$(VERSION)-darwin-amd64)
+	$(call sbom,cmd/drainpipe,darwin,arm64,drainpipe-$(VERSION)-darwin-arm64)
+	$(GO) run ./tools/sbomversion $(RELEASE) $(VERSION)
+	@if $(MAKE) -n template >/dev/null 2>&1; then $(MAKE) --no-print-directory template TEMPLATE_MAX_CLUSTERS=$(RELEASE_MAX_CLUSTERS) && cp dist/template/drainpipe.template.json $(RELEASE)/drainpipe-$(VERSION).template.json; \
 	else echo "release: no template target yet; the release has no standalone template"; fi
 	cd $(RELEASE) && sha256sum $$(ls | grep -v '^SHA256SUMS$$') > SHA256SUMS
 	@cat $(RELEASE)/SHA256SUMS
@@ -92,6 +104,16 @@ build-local: ## the bootstrap for this machine (used by the end-to-end tests)
 test: sandbox-build build ## everything: unit, sandbox, end-to-end and CDK tests
 	$(GO) test -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
+
+# The support matrix (docs/support.md): the sandbox's Kubernetes versions, the oldest and the newest minor
+# EKS supports; each has a module in test/sandbox/build (TestSupportMatrix holds the three together).
+K8S_MATRIX ?= v1.32.13 v1.36.3
+# The packages whose tests start the sandbox, less the fleet, chaos and benchmark rigs
+# (TestSupportMatrixPackages keeps the list whole).
+MATRIX_PKGS := ./cmd/drainpipe ./deploy ./internal/drain ./internal/eks ./internal/group ./internal/kevents \
+	./internal/nodemap ./internal/pipeline ./internal/sweep ./test/e2e ./test/sandbox/...
+test-matrix: ## the sandbox tests on each Kubernetes version of K8S_MATRIX (building its binaries: ~15 min each when cold, so not part of make test); a row per version for docs/support.md
+	$(GO) run ./tools/testmatrix -build $(SANDBOX_BUILD) -out $(DIST)/matrix -versions '$(K8S_MATRIX)' $(MATRIX_PKGS)
 
 budgets: sandbox-build ## measure (never assert) the bootstrap's size, start, memory and cordon latency budgets
 	DRAINPIPE_BUDGETS=1 $(GO) test -count=1 -v -run 'Budget' ./test/e2e/
@@ -128,10 +150,15 @@ synth: build node_modules/.package-lock.json ## render the CloudFormation templa
 # The standalone template: no CDK bootstrap, no BootstrapVersion, no asset;
 # the code comes from its CodeBucket and CodeKey parameters. Settings come
 # from SYNTH_ARGS as for synth. cfn-lint must pass (and be installed).
+# TEMPLATE_MAX_CLUSTERS=N: its Clusters parameter takes 1 to N names (empty:
+# exactly as many as SYNTH_ARGS' clusters).
+TEMPLATE_MAX_CLUSTERS ?=
+# The release's template serves 1 to this many clusters.
+RELEASE_MAX_CLUSTERS ?= 10
 template: node_modules/.package-lock.json ## the standalone CloudFormation template in dist/template/ (for CloudFormation, StackSets, Terraform, sam local), checked by cfn-lint
 	@command -v cfn-lint >/dev/null || { echo "make template: cfn-lint is not installed (pip install cfn-lint); it checks the template" >&2; exit 1; }
 	rm -rf cdk.out.template
-	npx --no-install cdk synth --quiet -o cdk.out.template -c standalone=true $(SYNTH_ARGS)
+	npx --no-install cdk synth --quiet -o cdk.out.template -c standalone=true $(if $(TEMPLATE_MAX_CLUSTERS),-c maxClusters=$(TEMPLATE_MAX_CLUSTERS)) $(SYNTH_ARGS)
 	@mkdir -p $(DIST)/template
 	cp cdk.out.template/*.template.json $(DIST)/template/drainpipe.template.json
 	# No flags: what the stack does on purpose is acknowledged in the template's own Metadata.

@@ -46,10 +46,10 @@ var gaSince = map[string]int{
 var (
 	manifestRow    = regexp.MustCompile("^\\| `([^`]+)` \\| `([^`]+)` \\| `deploy/([^`]+)` \\| 1\\.(\\d+) \\|")
 	minimumLine    = regexp.MustCompile(`\*\*Minimum Kubernetes version: 1\.(\d+)\*\*`)
-	testedLine     = regexp.MustCompile("\\*\\*Tested: Kubernetes `(v[0-9.]+)` only")
+	matrixRow      = regexp.MustCompile("^\\| (1\\.\\d+) \\| `(v[0-9.]+)` \\| (?:passed|failed|not run)[^|]* \\| [^|]+ \\| `make test-matrix K8S_MATRIX=(v[0-9.]+)` \\|$")
 	karpenterRow   = regexp.MustCompile("^\\| `(karpenter\\.[a-z0-9.]+/[a-z0-9-]+)` \\|")
 	karpenterKey   = regexp.MustCompile(`karpenter\.(?:sh|k8s\.aws)/[a-z0-9-]+`)
-	buildVersion   = regexp.MustCompile(`(?m)^K8S_VERSION=(v[0-9.]+)$`)
+	buildVersion   = regexp.MustCompile(`(?m)^DEFAULT_K8S_VERSION=(v[0-9.]+)$`)
 	goModDirective = regexp.MustCompile(`(?m)^(go|toolchain) (\S+)$`)
 )
 
@@ -152,24 +152,135 @@ func TestSupportManifests(t *testing.T) {
 	}
 }
 
-// TestSupportSandboxVersion: the version support.md says was tested is the
-// one the sandbox runs (the sandbox's start test checks the server reports
-// it) and the one its binaries are built from.
+// TestSupportSandboxVersion: the sandbox's default version is the one
+// build.sh builds by default, from its module's Kubernetes; every other
+// version of the matrix has a module of its own pinning it; the Makefile's
+// K8S_MATRIX is the same list (the sandbox's start test checks the server
+// reports the version selected).
 func TestSupportSandboxVersion(t *testing.T) {
-	m := testedLine.FindStringSubmatch(readSupport(t))
-	if m == nil {
-		t.Fatal("support.md: no \"**Tested: Kubernetes `vX.Y.Z` only\" line")
-	}
-	if m[1] != sandbox.KubernetesVersion {
-		t.Errorf("support.md says %s was tested; the sandbox runs %s", m[1], sandbox.KubernetesVersion)
-	}
-	b, err := os.ReadFile(filepath.Join("..", "test", "sandbox", "build", "build.sh"))
+	build := filepath.Join("..", "test", "sandbox", "build")
+	b, err := os.ReadFile(filepath.Join(build, "build.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := buildVersion.FindSubmatch(b); v == nil || string(v[1]) != sandbox.KubernetesVersion {
-		t.Errorf("test/sandbox/build/build.sh builds %q, the sandbox says %s", v, sandbox.KubernetesVersion)
+	if v := buildVersion.FindSubmatch(b); v == nil || string(v[1]) != sandbox.DefaultKubernetesVersion {
+		t.Errorf("test/sandbox/build/build.sh builds %q by default, the sandbox says %s", v, sandbox.DefaultKubernetesVersion)
 	}
+	versions := sandbox.KubernetesVersions()
+	if versions[len(versions)-1] != sandbox.DefaultKubernetesVersion {
+		t.Errorf("the matrix %v does not end with the default version %s", versions, sandbox.DefaultKubernetesVersion)
+	}
+	for _, v := range versions {
+		dir := build
+		if v != sandbox.DefaultKubernetesVersion {
+			dir = filepath.Join(build, v)
+		}
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Errorf("Kubernetes %s: no module pins it: %v", v, err)
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^\s*(require )?k8s\.io/kubernetes ` + regexp.QuoteMeta(v) + `( // indirect)?$`).Match(mod) {
+			t.Errorf("%s does not require k8s.io/kubernetes %s", filepath.Join(dir, "go.mod"), v)
+		}
+	}
+	if got := strings.Fields(makeVariable(t, "K8S_MATRIX")); !slices.Equal(got, versions) {
+		t.Errorf("the Makefile's K8S_MATRIX is %v, the sandbox's versions %v", got, versions)
+	}
+}
+
+// TestSupportMatrixTable: support.md has, under the heading of the version
+// in internal/version/VERSION, a row for every version of the matrix, in
+// order, each naming its minor, tag, result and command.
+func TestSupportMatrixTable(t *testing.T) {
+	doc := readSupport(t)
+	v, err := os.ReadFile(filepath.Join("..", "internal", "version", "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heading := "#### Drainpipe " + strings.TrimSpace(string(v))
+	_, section, ok := strings.Cut(doc, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("support.md: no %q heading over the matrix of this version", heading)
+	}
+	if i := strings.Index(section, "\n#"); i >= 0 {
+		section = section[:i]
+	}
+	var tags []string
+	for _, line := range strings.Split(section, "\n") {
+		m := matrixRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		tags = append(tags, m[2])
+		if minor := strings.Join(strings.SplitN(strings.TrimPrefix(m[2], "v"), ".", 3)[:2], "."); m[1] != minor {
+			t.Errorf("support.md: row of %s says Kubernetes %s", m[2], m[1])
+		}
+		if m[3] != m[2] {
+			t.Errorf("support.md: row of %s gives the command for %s", m[2], m[3])
+		}
+	}
+	if !slices.Equal(tags, sandbox.KubernetesVersions()) {
+		t.Errorf("support.md's %s table lists %v, the matrix is %v", heading, tags, sandbox.KubernetesVersions())
+	}
+}
+
+// TestSupportMatrixPackages: make test-matrix runs every package whose
+// tests start a sandbox (sandbox.Main, MainWith or StartForTest), but the
+// fleet, chaos and benchmark rigs, which measure rather than prove.
+func TestSupportMatrixPackages(t *testing.T) {
+	listed := strings.Fields(makeVariable(t, "MATRIX_PKGS"))
+	starts := regexp.MustCompile(`sandbox\.(Main|MainWith|StartForTest)\(`)
+	var missing []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", path)
+		if d.IsDir() {
+			switch rel {
+			case "node_modules", "infra", "test/fleet", "test/chaos", "test/bench", "test/sandbox/build", "dist", "cdk.out":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !starts.Match(b) {
+			return err
+		}
+		pkg := "./" + filepath.Dir(rel)
+		covered := slices.ContainsFunc(listed, func(l string) bool {
+			return l == pkg || strings.HasSuffix(l, "/...") && (pkg == strings.TrimSuffix(l, "/...") || strings.HasPrefix(pkg, strings.TrimSuffix(l, "...")))
+		})
+		if !covered && !slices.Contains(missing, pkg) {
+			missing = append(missing, pkg)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Errorf("the Makefile's MATRIX_PKGS lacks %v, whose tests start the sandbox", missing)
+	}
+}
+
+// makeVariable is the value of a Makefile variable set with ?= or :=,
+// continuation lines joined.
+func makeVariable(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^` + name + `\s*[?:]?=\s*((?:.*\\\n)*.*)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("the Makefile sets no %s", name)
+	}
+	return strings.ReplaceAll(string(m[1]), "\\\n", " ")
 }
 
 // TestSupportKarpenterMarks: the Karpenter keys support.md lists are those

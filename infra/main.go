@@ -70,6 +70,20 @@ func run(defaults map[string]any) error {
 	// -c standalone=true: the template without bootstrap or asset
 	// (make template); NewStandalone validates.
 	standalone, _ := strconv.ParseBool(fmt.Sprint(get("standalone")))
+	// -c maxClusters=N (standalone only): its Clusters parameter takes 1 to
+	// N names; NewStandalone checks the range.
+	var maxErr error
+	if v := get("maxClusters"); v != nil {
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		switch {
+		case err != nil:
+			maxErr = fmt.Errorf("maxClusters: %q is not a whole number", fmt.Sprint(v))
+		case !standalone:
+			maxErr = errors.New("maxClusters: only for the standalone template (-c standalone=true); the CDK stack has an access entry per cluster of clusters")
+		default:
+			props.MaxClusters = n
+		}
+	}
 	// Every problem at once: a wrong context type, a bad stack name (CDK
 	// would panic on it) and whatever Validate finds.
 	var nameErr error
@@ -80,7 +94,7 @@ func run(defaults map[string]any) error {
 	if !standalone {
 		propsErr = props.Validate()
 	}
-	if err := errors.Join(ctxErr, nameErr, propsErr); err != nil {
+	if err := errors.Join(ctxErr, nameErr, propsErr, maxErr); err != nil {
 		return err
 	}
 	build := func() (awscdk.Stack, error) { return stack.New(app, name, props, nil) }
@@ -124,7 +138,7 @@ func projectRoot() (string, error) {
 // keys contain ':' (feature flags, lookups) or start with "aws:".
 func warnUnknown(all any) {
 	ctx, _ := all.(map[string]any)
-	known := append(slices.Clone(stack.ContextKeys), "stackName", "nag", "standalone", "cli-telemetry")
+	known := append(slices.Clone(stack.ContextKeys), "stackName", "nag", "standalone", "maxClusters", "cli-telemetry")
 	for _, k := range slices.Sorted(maps.Keys(ctx)) {
 		if !strings.Contains(k, ":") && !slices.Contains(known, k) {
 			fmt.Fprintf(os.Stderr, "drainpipe infra: warning: context key %q is not used (known keys: %s)\n", k, strings.Join(known, ", "))

@@ -56,8 +56,9 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRunListsEveryProblem: a wrong context type, a bad stack name and a
-// bad env value come back together, as an error (not a panic).
+// TestRunListsEveryProblem: a wrong context type, a bad stack name, a bad
+// env value and maxClusters without the standalone template come back
+// together, as an error (not a panic).
 func TestRunListsEveryProblem(t *testing.T) {
 	root := t.TempDir()
 	for _, dir := range []string{"infra", "dist"} {
@@ -70,8 +71,8 @@ func TestRunListsEveryProblem(t *testing.T) {
 	t.Chdir(filepath.Join(root, "infra"))
 	t.Setenv("CDK_OUTDIR", "cdk.out")
 	err := run(map[string]any{"clusters": []any{"prod"}, "stackName": "bad name!", "batchSize": true,
-		"env": map[string]any{"DRAINPIPE_TAINT_EFFECT": "NoExecute"}})
-	for _, want := range []string{"stackName", "context batchSize", "DRAINPIPE_TAINT_EFFECT"} {
+		"env": map[string]any{"DRAINPIPE_TAINT_EFFECT": "NoExecute"}, "maxClusters": "4"})
+	for _, want := range []string{"stackName", "context batchSize", "DRAINPIPE_TAINT_EFFECT", "maxClusters: only for the standalone template"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("run: %v, want it to mention %s", err, want)
 		}

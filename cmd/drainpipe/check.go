@@ -192,8 +192,8 @@ func gatherReport(ctx context.Context, rep *preflight.Report, f checkFlags, awsC
 	} else if rep.Hooks, err = preflight.JudgeHooks(s, groups, f.others); err != nil {
 		rep.Checks = append(rep.Checks, preflight.Check{What: "lifecycle hooks", Status: preflight.Unknown, Detail: err.Error()})
 	}
-	// The policies must be the deployed function's version; without the
-	// stack's, this command's.
+	// The policies and the other manifests must be the deployed function's
+	// version; without the stack's, this command's.
 	want, wantOf := baseVersion(s.Version), "the function"
 	if want == "" {
 		want, wantOf = baseVersion(version.Get().Version), "this drainpipe"
@@ -205,14 +205,14 @@ func gatherReport(ctx context.Context, rep *preflight.Report, f checkFlags, awsC
 		rep.Checks = append(rep.Checks, entry)
 		k, err := clients(ctx, cluster)
 		if err != nil {
-			for _, what := range []string{"rbac", "flowcontrol", "admission policies"} {
+			for _, what := range []string{"rbac", "flowcontrol", "admission policies", "versions"} {
 				rep.Checks = append(rep.Checks, preflight.Check{Cluster: cluster, What: what, Status: preflight.Unknown,
 					Detail: fmt.Sprintf("reaching the cluster: %v", err)})
 			}
 			continue
 		}
 		rep.Checks = append(rep.Checks, rbacCheck(ctx, k, cluster, username), flowControlCheck(ctx, k, cluster),
-			admissionCheck(ctx, k, cluster, want, wantOf))
+			admissionCheck(ctx, k, cluster, want, wantOf), versionsCheck(ctx, k, cluster, want, wantOf))
 	}
 	rep.Checks = append(rep.Checks, alarmTopic(ctx, awsCfg, s.TopicARN))
 }

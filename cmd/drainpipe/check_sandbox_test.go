@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drainpipe/drainpipe/internal/preflight"
+	"github.com/drainpipe/drainpipe/internal/version"
 	"github.com/drainpipe/drainpipe/test/awsfake"
 	"github.com/drainpipe/drainpipe/test/fleet"
 	"github.com/drainpipe/drainpipe/test/sandbox"
@@ -19,8 +21,8 @@ import (
 // On a real API server, `check` finds deploy/rbac.yaml,
 // deploy/flowcontrol.yaml and deploy/admission-policy.yaml missing (the
 // permissions group drainpipe lacks, the FlowSchemas and policies absent),
-// then each in place once applied, policies of another version than the
-// function's as a gap, and exits 0
+// then each in place once applied, policies and other manifests of another
+// version than the function's as gaps, and exits 0
 // when nothing is left: the account's one group served, the access entry
 // there, the alarm topic confirmed.
 func TestCheckClusterManifests(t *testing.T) {
@@ -95,7 +97,16 @@ func TestCheckClusterManifests(t *testing.T) {
 	code, stdout, stderr = runCLI(t, nil, "", args...)
 	_, _, checks = decodeReport(t, stdout)
 	if c := checks["prod/admission policies"]; code != exitFail || c.Status != preflight.Gap || len(c.Missing) != 2 ||
-		!strings.Contains(c.Missing[0], `of version "0.1.0", the function is 9.9.9`) {
+		!strings.Contains(c.Missing[0], fmt.Sprintf("of version %q, the function is 9.9.9", baseVersion(version.Get().Version))) {
 		t.Errorf("policies of another version than the function's: %d %+v (%s)", code, c, stderr)
+	}
+	// And so are the other manifests: RBAC and flow control of another
+	// release may lack what this function needs.
+	ours := baseVersion(version.Get().Version)
+	if c := checks["prod/versions"]; c.Status != preflight.Gap ||
+		!slices.Contains(c.Missing, fmt.Sprintf("ClusterRole drainpipe (deploy/rbac.yaml) of version %q, the function is 9.9.9", ours)) ||
+		!slices.Contains(c.Missing, fmt.Sprintf("FlowSchema drainpipe-nodes (deploy/flowcontrol.yaml) of version %q, the function is 9.9.9", ours)) ||
+		!slices.Contains(c.Missing, fmt.Sprintf("ValidatingAdmissionPolicyBinding drainpipe-pod-changes (deploy/admission-policy.yaml) of version %q, the function is 9.9.9", ours)) {
+		t.Errorf("manifests of another version than the function's: %+v", c)
 	}
 }

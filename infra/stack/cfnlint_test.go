@@ -36,6 +36,9 @@ func TestTemplatesPassCfnLint(t *testing.T) {
 			p.AWSAuthClusters = []string{"staging"}
 			p.AlarmTopicARN = "arn:aws:sns:eu-west-1:123456789012:oncall"
 		},
+		"1 to 4 clusters, one on aws-auth": func(p *Props) {
+			p.MaxClusters, p.AWSAuthClusters = 4, []string{"staging"}
+		},
 		"no groups, no sweep, nothing reserved": func(p *Props) {
 			p.ASGNames, p.ASGNamePrefix, p.SweepInterval, p.ReservedConcurrency = nil, "", 0, -1
 		},

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,8 +18,9 @@ import (
 // clusters, served group prefix and hooks, actions and dry run differ. It
 // returns props with CloudFormation references in place of those values,
 // and a function to call on the built construct. What a parameter cannot change: the
-// number of clusters (one access entry each) and whether groups are served
-// at all (the lifecycle rules exist or not).
+// number of clusters beyond p.MaxClusters (one access entry each; without
+// it, exactly as many as p.Clusters) and whether groups are served at all
+// (the lifecycle rules exist or not).
 func templateParams(s awscdk.Stack, p Props) (Props, func(*Construct)) {
 	param := func(id, typ, def, desc string, allowed ...string) awscdk.CfnParameter {
 		props := &awscdk.CfnParameterProps{Type: jsii.String(typ), Default: jsii.String(def), Description: jsii.String(desc)}
@@ -27,19 +29,17 @@ func templateParams(s awscdk.Stack, p Props) (Props, func(*Construct)) {
 		}
 		return awscdk.NewCfnParameter(s, jsii.String(id), props)
 	}
-	clusters := param("Clusters", "CommaDelimitedList", strings.Join(p.Clusters, ","),
-		fmt.Sprintf("The EKS clusters whose nodes Drainpipe drains: exactly %d name(s), comma-separated (the template has one access entry per cluster)", len(p.Clusters)))
-	// One reference per element, the same string for a name wherever it
-	// appears (awsAuthClusters are a subset of clusters).
-	ref := map[string]string{}
-	var names []string
-	for i, c := range p.Clusters {
-		ref[c] = *awscdk.Fn_Select(jsii.Number(float64(i)), clusters.ValueAsList())
-		names = append(names, ref[c])
+	desc := fmt.Sprintf("The EKS clusters whose nodes Drainpipe drains: exactly %d name(s), comma-separated (the template has one access entry per cluster)", len(p.Clusters))
+	if p.MaxClusters > 0 {
+		desc = fmt.Sprintf("The EKS clusters whose nodes Drainpipe drains: 1 to %d name(s), comma-separated (the template has an access entry for each of the first %d)", p.MaxClusters, p.MaxClusters)
 	}
+	clusters := param("Clusters", "CommaDelimitedList", strings.Join(p.Clusters, ","), desc)
+	// One reference per position, the same string for a name wherever it
+	// appears (awsAuthClusters are a subset of clusters).
+	names, held := clusterRefs(s, clusters, len(p.Clusters), p.MaxClusters)
 	var awsAuth []string
 	for _, c := range p.AWSAuthClusters {
-		awsAuth = append(awsAuth, ref[c])
+		awsAuth = append(awsAuth, names[slices.Index(p.Clusters, c)])
 	}
 	p.Clusters, p.AWSAuthClusters = names, awsAuth
 	if p.ASGNamePrefix != "" {
@@ -65,6 +65,11 @@ func templateParams(s awscdk.Stack, p Props) (Props, func(*Construct)) {
 	return p, func(c *Construct) {
 		cfn := c.Function.Node().DefaultChild().(awslambda.CfnFunction)
 		cfn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_DRY_RUN"), dryRun.ValueAsString())
+		if held != nil {
+			// The names given, not the padded positions.
+			cfn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_CLUSTERS"), awscdk.Fn_Join(jsii.String(","), clusters.ValueAsList()))
+			holdAccessEntries(s, held)
+		}
 		for _, a := range actions {
 			cfn.AddPropertyOverride(jsii.String("Environment.Variables."+a.env), a.ref)
 		}

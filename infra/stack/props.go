@@ -24,6 +24,11 @@ type Props struct {
 	// AWSAuthClusters are the Clusters still on the aws-auth ConfigMap: no
 	// access entry is created for them (see the README).
 	AWSAuthClusters []string
+	// MaxClusters, for the standalone template only (NewStandalone; the
+	// maxClusters context key with standalone=true): its Clusters parameter
+	// takes 1 to MaxClusters names instead of exactly len(Clusters), with
+	// an access entry for each name given. 0: exactly len(Clusters).
+	MaxClusters int
 	// ASGNames and ASGNamePrefix select the Auto Scaling groups whose
 	// terminate lifecycle actions are handled. Both empty: none are.
 	ASGNames      []string

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -35,7 +36,12 @@ func NewStandalone(scope constructs.Construct, id string, props Props) (awscdk.S
 	// The key names one release's zip: a new release is a new key.
 	awscdk.Annotations_Of(s).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda:codeFromBucketObjectVersionNotSpecified"), jsii.String("CodeKey names one release"))
 	props.StackNamedQueue = true
-	if err := props.Validate(); err != nil {
+	err := props.Validate()
+	if m := props.MaxClusters; m != 0 && (m < len(props.Clusters) || m > MaxTemplateClusters) {
+		err = errors.Join(err, fmt.Errorf("maxClusters: %d, want 0 (exactly the clusters given) or %d to %d (at least as many as clusters)",
+			m, max(1, len(props.Clusters)), MaxTemplateClusters))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("validating props: %w", err)
 	}
 	// The values just validated become the parameters' defaults.

@@ -5,6 +5,9 @@
 // as the module's. Every other build (`make build`, a plain `go build` or
 // `go install ./cmd/drainpipe` in a checkout) reports a development
 // version, VERSION-dev+COMMIT, so it is never mistaken for the release.
+// VERSION is the number of the release the tree leads up to (bumped right
+// after each release), so a development version sorts after every release
+// and before the next.
 package version
 
 import (

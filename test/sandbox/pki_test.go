@@ -82,8 +82,10 @@ func TestDefaultBinDir(t *testing.T) {
 		want string
 	}{
 		{"override", map[string]string{"DRAINPIPE_SANDBOX_BIN": "/opt/bin", "HOME": "/home/u"}, "/opt/bin"},
-		{"xdg", map[string]string{"XDG_CACHE_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/drainpipe/sandbox-" + KubernetesVersion + "/bin"},
-		{"home", map[string]string{"HOME": "/home/u"}, "/home/u/.cache/drainpipe/sandbox-" + KubernetesVersion + "/bin"},
+		{"xdg", map[string]string{"XDG_CACHE_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/drainpipe/sandbox-" + DefaultKubernetesVersion + "/bin"},
+		{"home", map[string]string{"HOME": "/home/u"}, "/home/u/.cache/drainpipe/sandbox-" + DefaultKubernetesVersion + "/bin"},
+		{"version", map[string]string{"DRAINPIPE_K8S_VERSION": "v1.32.13", "HOME": "/home/u"}, "/home/u/.cache/drainpipe/sandbox-v1.32.13/bin"},
+		{"override wins", map[string]string{"DRAINPIPE_SANDBOX_BIN": "/opt/bin", "DRAINPIPE_K8S_VERSION": "v1.32.13"}, "/opt/bin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

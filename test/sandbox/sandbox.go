@@ -22,8 +22,23 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// KubernetesVersion is the version of the control plane binaries.
-const KubernetesVersion = "v1.36.3"
+// DefaultKubernetesVersion is the control plane's version unless
+// $DRAINPIPE_K8S_VERSION names another of KubernetesVersions.
+const DefaultKubernetesVersion = "v1.36.3"
+
+// KubernetesVersions are the control plane versions build.sh builds (each
+// pinned by a module in test/sandbox/build), oldest first: the support
+// matrix that make test-matrix runs.
+func KubernetesVersions() []string { return []string{"v1.32.13", DefaultKubernetesVersion} }
+
+// KubernetesVersion is the version of the control plane binaries a sandbox
+// runs: $DRAINPIPE_K8S_VERSION (as for build.sh), else the default.
+func KubernetesVersion(getenv func(string) string) string {
+	if v := getenv("DRAINPIPE_K8S_VERSION"); v != "" {
+		return v
+	}
+	return DefaultKubernetesVersion
+}
 
 // Options configure Start. The zero value is usable.
 type Options struct {
@@ -70,7 +85,8 @@ type Sandbox struct {
 }
 
 // DefaultBinDir is where build.sh puts the binaries:
-// $DRAINPIPE_SANDBOX_BIN, else ${XDG_CACHE_HOME:-$HOME/.cache}/drainpipe/sandbox-<version>/bin.
+// $DRAINPIPE_SANDBOX_BIN, else ${XDG_CACHE_HOME:-$HOME/.cache}/drainpipe/sandbox-<version>/bin
+// for the KubernetesVersion selected.
 func DefaultBinDir(getenv func(string) string) string {
 	if d := getenv("DRAINPIPE_SANDBOX_BIN"); d != "" {
 		return d
@@ -79,7 +95,7 @@ func DefaultBinDir(getenv func(string) string) string {
 	if cache == "" {
 		cache = filepath.Join(getenv("HOME"), ".cache")
 	}
-	return filepath.Join(cache, "drainpipe", "sandbox-"+KubernetesVersion, "bin")
+	return filepath.Join(cache, "drainpipe", "sandbox-"+KubernetesVersion(getenv), "bin")
 }
 
 // binaries are the programs a sandbox runs, in start order.

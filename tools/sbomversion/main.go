@@ -1,11 +1,17 @@
-// Command sbomversion sets the version of a CycloneDX SBOM's main
-// component to the release's. cyclonedx-gomod takes it from git and, on
-// an untagged commit, writes a pseudo-version (v0.0.0-date-hash) that
-// matches nothing an operator deploys; the release's own version (the
-// one stamped into the bootstrap) replaces it everywhere the main
-// component is named: its version, bom-ref, purl and dependency refs.
+// Command sbomversion sets the version of each CycloneDX SBOM's main
+// component in a release directory to the release's, and checks that every
+// artefact there has its SBOM, of its platform and its main package.
+// cyclonedx-gomod takes the version from git and, on an untagged commit,
+// writes a pseudo-version (v0.0.0-date-hash) that matches nothing an
+// operator deploys; the release's own version (the one stamped into the
+// bootstrap and the command) replaces it everywhere the main component is
+// named: its version, bom-ref, purl and dependency refs.
 //
-//	go run ./tools/sbomversion FILE VERSION
+// An artefact's SBOM is ARTEFACT.cdx.json beside it: the bootstrap zips'
+// (drainpipe-VERSION-linux-ARCH.zip) describe ./lambda, the commands'
+// (drainpipe-VERSION-OS-ARCH) ./cmd/drainpipe, each for its GOOS and GOARCH.
+//
+//	go run ./tools/sbomversion DIR VERSION
 package main
 
 import (
@@ -18,25 +24,13 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: sbomversion FILE VERSION")
+		fmt.Fprintln(os.Stderr, "usage: sbomversion DIR VERSION")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
 		fmt.Fprintln(os.Stderr, "sbomversion:", err)
 		os.Exit(1)
 	}
-}
-
-func run(path, version string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := setVersion(b, version)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.WriteFile(path, out, 0o644)
 }
 
 // setVersion replaces the main component's version, as written by

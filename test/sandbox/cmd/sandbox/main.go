@@ -84,7 +84,7 @@ func up(dir string, nodes int, out io.Writer, getenv func(string) string) error 
 	if err := createNodes(ctx, sb, nodes, out); err != nil {
 		return errors.Join(err, sb.Stop())
 	}
-	fmt.Fprintf(out, "sandbox ready in %.1f s (Kubernetes %s); logs in %s\n", elapsed.Seconds(), sandbox.KubernetesVersion, sb.LogDir())
+	fmt.Fprintf(out, "sandbox ready in %.1f s (Kubernetes %s); logs in %s\n", elapsed.Seconds(), sandbox.KubernetesVersion(getenv), sb.LogDir())
 	fmt.Fprintf(out, "kubeconfig: %s\n", sb.KubeconfigPath())
 	fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes\n", sb.KubeconfigPath())
 	fmt.Fprintln(out, "stop it with: make sandbox-down")
