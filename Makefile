@@ -23,7 +23,7 @@ SANDBOX_BUILD := test/sandbox/build/build.sh
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION ?= 20
 
 .PHONY: docs
-.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo earlier-fixtures synth template fuzz fuzz-ci mutation clean
+.PHONY: help build build-local cli release notice test budgets vulncheck test-short lint sandbox-build sandbox-up sandbox-down bench bench-wave chaos demo synth template fuzz fuzz-ci mutation clean
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -152,6 +152,7 @@ chaos: sandbox-build build-local ## fault matrix: twelve faults injected into wa
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
 	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)
 
+.PHONY: earlier-fixtures
 earlier-fixtures: sandbox-build ## regenerate test/events/earlier/0.1.0.json by running 0.1.0's own bootstrap on its own sandbox, from a temporary worktree of its commit (<1 min warm; not part of make test)
 	test/events/earlier/gen/generate.sh 0.1.0 01113dd
 
