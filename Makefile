@@ -179,6 +179,10 @@ chaos: sandbox-build build-local ## fault matrix: twelve faults injected into wa
 demo: sandbox-build build-local ## the main job on a local sandbox: three nodes, a Spot warning and a terminate hook, with a timeline (<1 min warm); EKS=1: authenticated as on EKS
 	$(GO) run ./test/demo -bootstrap $(DIST)/local/bootstrap $(if $(EKS),-eks)
 
+.PHONY: earlier-fixtures
+earlier-fixtures: sandbox-build ## regenerate test/events/earlier/0.1.0.json by running 0.1.0's own bootstrap on its own sandbox, from a temporary worktree of its commit (<1 min warm; not part of make test)
+	test/events/earlier/gen/generate.sh 0.1.0 01113dd
+
 docs: ## regenerate docs/configuration.md from the settings table
 	$(GO) run ./tools/gendocs
 
