@@ -99,12 +99,13 @@ func ReadMarks(node *corev1.Node) Marks {
 		}
 	}
 	for _, t := range node.Spec.Taints {
-		switch {
-		case t.Key == TaintKey:
+		if t.Key == TaintKey {
 			m.Tainted = true
-		case ownOutOfService(t, a[AnnotationOutOfService]):
+		}
+		if ownOutOfService(t, a[AnnotationOutOfService]) {
 			m.OutOfSvc = true
-		case t.Key == KarpenterDisruptedTaint || t.Key == KarpenterDisruptionTaintV0:
+		}
+		if t.Key == KarpenterDisruptedTaint || t.Key == KarpenterDisruptionTaintV0 {
 			m.Karpenter = true
 		}
 	}

@@ -146,10 +146,10 @@ func uncordon(ctx context.Context, client kubernetes.Interface, name string, rea
 // fills g's Ended and Kept.
 func plan(node *corev1.Node, g *Given, match Match) (*restorePatch, []string, string) {
 	m := g.Marks
-	switch {
-	case !m.Held() && !hasDrainpipeAnnotation(node):
+	if !m.Held() && !hasDrainpipeAnnotation(node) {
 		return nil, nil, "node carries no Drainpipe marks"
-	case m.Karpenter:
+	}
+	if m.Karpenter {
 		return nil, nil, "Karpenter is disrupting the node (" + KarpenterDisruptedTaint + " taint): it is Karpenter's to give back"
 	}
 	ended, kept, overtaken := m.Holds.Split(match.ends())
@@ -178,18 +178,20 @@ func plan(node *corev1.Node, g *Given, match Match) (*restorePatch, []string, st
 
 // stays says why a give-back ended none of the node's holds.
 func stays(m Marks, match Match, overtaken string) string {
-	switch {
-	case overtaken != "":
+	if overtaken != "" {
 		return "overtaken: " + overtaken
-	case len(m.Holds) == 0:
+	}
+	if len(m.Holds) == 0 {
 		return "node holds no threat"
-	case match.EventID != "":
+	}
+	if match.EventID != "" {
 		ids := make([]string, 0, len(m.Holds))
 		for _, h := range m.Holds {
 			ids = append(ids, orNone(h.ID))
 		}
 		return fmt.Sprintf("node is held for event %s (%s), not %s", strings.Join(ids, ", "), m.Holds, match.EventID)
-	case len(match.Kinds) > 0:
+	}
+	if len(match.Kinds) > 0 {
 		return fmt.Sprintf("node is held for %s, not for %s", m.Holds, strings.Join(match.Kinds, " or "))
 	}
 	return fmt.Sprintf("node is held for %s, none of them this give-back's", m.Holds)

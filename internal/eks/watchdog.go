@@ -33,16 +33,16 @@ type watchdog struct {
 
 func (w *watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.base.RoundTrip(req)
-	switch {
-	case err == nil:
+	if err == nil {
 		w.failures.Store(0)
-	case !endpointFailure(err):
-	case w.failures.Add(1) == FailureLimit:
-		w.drop()
-	case w.checked.CompareAndSwap(false, true):
-		// In line, before the caller sees the error, so its next
-		// Client already has the new endpoint.
-		w.check(req.Context())
+	} else if endpointFailure(err) {
+		if w.failures.Add(1) == FailureLimit {
+			w.drop()
+		} else if w.checked.CompareAndSwap(false, true) {
+			// In line, before the caller sees the error, so its next
+			// Client already has the new endpoint.
+			w.check(req.Context())
+		}
 	}
 	return resp, err
 }

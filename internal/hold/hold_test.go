@@ -36,6 +36,9 @@ func TestWith(t *testing.T) {
 	if ends, _ = ends.With(Hold{Kind: "spot-interruption", ID: "e1", End: stamp(time.Minute)}); ends[0].End != stamp(time.Hour) {
 		t.Errorf("end %s, want the later of the two notices'", ends[0].End)
 	}
+	if ends[0].Deadline != spot.Deadline {
+		t.Errorf("a notice without a deadline changed the hold's to %q", ends[0].Deadline)
+	}
 	retire := Hold{Kind: "scheduled-change", ID: "arn", Time: stamp(-time.Hour), Since: stamp(0)}
 	got, _ = got.With(retire)
 	if len(got) != 2 || got[0].Kind != "spot-interruption" || !got.Has(retire.Key()) {
@@ -43,6 +46,11 @@ func TestWith(t *testing.T) {
 	}
 	if n, ok := got.Newest(); !ok || n.Key() != spot.Key() {
 		t.Errorf("newest = %v, want the Spot warning", n)
+	}
+	dated := retire
+	dated.Deadline = stamp(24 * time.Hour)
+	if got, _ = got.With(dated); got[1].Deadline != dated.Deadline {
+		t.Errorf("a hold without a deadline refreshed with one: deadline %q", got[1].Deadline)
 	}
 }
 

@@ -146,11 +146,11 @@ func (e *Emitter) RecordHook(op pipeline.HookOp, l event.Lifecycle, alreadyDone 
 		name = MetricHookCompletions
 	}
 	outcome := HookOK
-	switch {
-	case err != nil:
-		outcome = HookError
-	case alreadyDone && op == pipeline.HookComplete:
+	if alreadyDone && op == pipeline.HookComplete {
 		outcome = HookAlreadyDone
+	}
+	if err != nil {
+		outcome = HookError
 	}
 	e.Emit(Doc{Dimensions: [][]string{{DimOutcome}}, Metrics: []Metric{{name, Count, 1}},
 		Props: map[string]string{DimOutcome: outcome, "asg": l.ASG, "hook": l.Hook, "instance_id": l.InstanceID}})

@@ -30,11 +30,11 @@ func JudgeAdmission(cluster string, found map[string]Policy, version, versionOf 
 	c := Check{Cluster: cluster, What: "admission policies"}
 	for _, name := range WantPolicies() {
 		p, ok := found[name]
-		switch {
-		case !ok:
+		if !ok {
 			c.Missing = append(c.Missing, "ValidatingAdmissionPolicy "+name+" not applied")
 			continue
-		case !p.Bound:
+		}
+		if !p.Bound {
 			c.Missing = append(c.Missing, "ValidatingAdmissionPolicy "+name+" not bound (a binding of its name with validationActions Deny)")
 		}
 		if version != "" && p.Version != version {

@@ -95,10 +95,9 @@ func JudgeFlowControl(cluster string, schemas map[string]FlowSchema, levels []st
 	for _, name := range names {
 		level := WantFlowSchemas()[name]
 		fs, ok := schemas[name]
-		switch {
-		case !ok:
+		if !ok {
 			missing = append(missing, "FlowSchema "+name)
-		case fs.PriorityLevel != level || !slices.Contains(fs.Groups, Group):
+		} else if fs.PriorityLevel != level || !slices.Contains(fs.Groups, Group) {
 			wrong = append(wrong, fmt.Sprintf("FlowSchema %s (level %q, groups %v; want level %q, group %s)",
 				name, fs.PriorityLevel, fs.Groups, level, Group))
 		}
@@ -128,20 +127,23 @@ type AccessEntry struct {
 // JudgeAccessEntry decides the access entry finding.
 func JudgeAccessEntry(cluster, role string, e AccessEntry) Check {
 	c := Check{Cluster: cluster, What: "access entry"}
-	switch {
-	case e.Found && slices.Contains(e.Groups, Group):
+	if e.Found && slices.Contains(e.Groups, Group) {
 		c.Status, c.Detail = OK, role+" is mapped to group "+Group
-	case e.Found:
+		return c
+	}
+	if e.Found {
 		c.Status, c.Detail = Gap, fmt.Sprintf("%s has an access entry with groups %v, without %s: its requests are refused", role, e.Groups, Group)
 		c.Missing = []string{"group " + Group}
-	case e.AuthMode == "CONFIG_MAP" || e.AuthMode == "API_AND_CONFIG_MAP":
+		return c
+	}
+	if e.AuthMode == "CONFIG_MAP" || e.AuthMode == "API_AND_CONFIG_MAP" {
 		c.Status, c.Detail = Unknown, "no access entry for "+role+", and the cluster also reads the aws-auth ConfigMap: "+
 			"check that its mapRoles maps the role to group "+Group+" (awsAuthClusters), or deploy with the cluster out of awsAuthClusters"
-	default:
-		c.Status, c.Detail = Gap, "no access entry for "+role+": deploy the stack with this cluster in clusters, or map the role "+
-			"in aws-auth if the cluster uses it (awsAuthClusters)"
-		c.Missing = []string{"access entry"}
+		return c
 	}
+	c.Status, c.Detail = Gap, "no access entry for "+role+": deploy the stack with this cluster in clusters, or map the role "+
+		"in aws-auth if the cluster uses it (awsAuthClusters)"
+	c.Missing = []string{"access entry"}
 	return c
 }
 
@@ -165,15 +167,16 @@ func JudgeTopic(topic string, subs []Subscription) Check {
 			live = append(live, s.Protocol)
 		}
 	}
-	switch {
-	case len(live) > 0:
+	if len(live) > 0 {
 		c.Status, c.Detail = OK, fmt.Sprintf("%s has %d confirmed subscription(s) (%s)", topic, len(live), strings.Join(live, ", "))
-	case len(pending) > 0:
+		return c
+	}
+	if len(pending) > 0 {
 		c.Status, c.Detail = Gap, topic+" has only unconfirmed subscriptions ("+strings.Join(pending, ", ")+
 			"): confirm the email AWS sent, or alarms reach nobody"
-	default:
-		c.Status, c.Detail = Gap, topic+" has no subscriber: alarms reach nobody (deploy with -c alarmEmail=..., or "+
-			"aws sns subscribe --topic-arn "+topic+")"
+		return c
 	}
+	c.Status, c.Detail = Gap, topic+" has no subscriber: alarms reach nobody (deploy with -c alarmEmail=..., or "+
+		"aws sns subscribe --topic-arn "+topic+")"
 	return c
 }

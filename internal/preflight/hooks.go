@@ -107,30 +107,36 @@ func JudgeHooks(s Stack, groups []ASG, others []string) ([]HookRow, error) {
 
 // judgeHook decides one hook, the first reason it is not served winning.
 func judgeHook(s Stack, group string, h Hook, why instance.Reason, others []string) (Status, string, string) {
-	switch {
-	case slices.Contains(others, h.Name):
+	if slices.Contains(others, h.Name) {
 		return OK, Owner, "named by --others: another tool answers it"
-	case !s.ServesGroup(group):
+	}
+	if !s.ServesGroup(group) {
 		return Gap, NotServed, fmt.Sprintf("group not named by asgNames or asgNamePrefix (%s): no rule matches its "+
 			"actions, so each waits out the hook's heartbeat timeout and the node goes undrained", groupSelection(s))
-	case !s.servesHook(h.Name):
+	}
+	if !s.servesHook(h.Name) {
 		return Gap, NotServed, fmt.Sprintf("hook name not in lifecycleHookNames (%s): the rules skip it; add it "+
 			"(-c lifecycleHookNames=%s) or rename the hook, or pass --others %s if another tool answers it",
 			strings.Join(s.HookNames, ","), strings.Join(append(slices.Clone(s.HookNames), h.Name), ","), h.Name)
-	case why == instance.ReasonForeignCluster:
+	}
+	if why == instance.ReasonForeignCluster {
 		return Gap, NotServed, "the group is tagged for another cluster: the function ignores its instances and " +
 			"completes their actions without a drain"
-	case why != "":
+	}
+	if why != "" {
 		// Instances may take tags from the launch template rather than
 		// the group: only the instance's own tags settle it.
 		return Unknown, NotServed, fmt.Sprintf("the group's tags would make the function ignore its instances (%s), "+
 			"unless its launch template tags them", why)
-	case h.Target != "" && s.QueueARN == "":
+	}
+	if h.Target != "" && s.QueueARN == "" {
 		return Unknown, Served, "notifies " + h.Target + " too, and the stack's queue is not known (--stack or --queue-arn)"
-	case h.Target != "" && h.Target != s.QueueARN:
+	}
+	if h.Target != "" && h.Target != s.QueueARN {
 		return Gap, NotServed, "notifies " + h.Target + ", not the stack's queue: whatever reads it answers the " +
 			"action too (aws-node-termination-handler's queue?); remove the hook's notification target once Drainpipe serves it"
-	case h.Target != "":
+	}
+	if h.Target != "" {
 		return OK, Served, "by the stack's rule and straight to its queue (each action arrives twice; one path is enough)"
 	}
 	if h.Transition == Launching && h.DefaultResult == "ABANDON" {

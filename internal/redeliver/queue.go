@@ -36,12 +36,13 @@ func parseARN(arn string) (queue, error) {
 		return queue{}, fmt.Errorf("parsing event source %q: not an SQS queue ARN", arn)
 	}
 	q := queue{arn: arn, region: parts[3], account: parts[4], name: parts[5]}
-	switch {
-	case !event.ValidRegion(q.region):
+	if !event.ValidRegion(q.region) {
 		return queue{}, fmt.Errorf("parsing event source %q: malformed region %q", arn, q.region)
-	case !accountRe.MatchString(q.account):
+	}
+	if !accountRe.MatchString(q.account) {
 		return queue{}, fmt.Errorf("parsing event source %q: malformed account %q", arn, q.account)
-	case len(q.name) > 80 || !queueNameRe.MatchString(q.name):
+	}
+	if len(q.name) > 80 || !queueNameRe.MatchString(q.name) {
 		return queue{}, fmt.Errorf("parsing event source %q: malformed queue name %q", arn, q.name)
 	}
 	return q, nil

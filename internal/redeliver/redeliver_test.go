@@ -126,6 +126,23 @@ func entriesPerCall(fake *awsfake.Server) []string {
 	return out
 }
 
+// Exactly ten messages of a queue go in one call, and no empty call (which
+// SQS refuses) follows.
+func TestScheduleTenInOneCall(t *testing.T) {
+	sc := newScene(t, 15*time.Second)
+	var msgs []events.SQSMessage
+	for range maxEntries {
+		msgs = append(msgs, sc.msg(t, sc.urlA, 1))
+	}
+	sc.s.Schedule(sc.ctx, uncapped(msgs...))
+	if n := len(sc.fake.CallsTo("ChangeMessageVisibilityBatch")); n != 1 {
+		t.Errorf("%d ChangeMessageVisibilityBatch calls for %d messages, want 1", n, maxEntries)
+	}
+	if w := sc.lines(t, "scheduling redelivery"); len(w) != 0 {
+		t.Errorf("warned %v", w)
+	}
+}
+
 // Messages are grouped by queue and sent ten at a time, each with the delay
 // its receive count earns; queue URLs are looked up once per queue.
 func TestScheduleGroupsAndChunks(t *testing.T) {

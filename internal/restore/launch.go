@@ -45,10 +45,10 @@ func (s *Restorer) Launch(ctx context.Context, t Task, log *slog.Logger) Result 
 	// EC2's reads are eventually consistent: a new instance may not be
 	// found yet, so that is retried (and completed on the last delivery).
 	inst, found, err := s.Lookups.Get(ctx, t.InstanceID)
-	switch {
-	case errors.Is(err, awserr.ErrNotFound) || (err == nil && !found):
+	if errors.Is(err, awserr.ErrNotFound) || (err == nil && !found) {
 		return retry("launching instance not found in EC2 yet")
-	case err != nil:
+	}
+	if err != nil {
 		return retryAWS("looking up instance", err, log)
 	}
 	if t.Foreign != nil {
@@ -56,12 +56,13 @@ func (s *Restorer) Launch(ctx context.Context, t Task, log *slog.Logger) Result 
 			return ignored(why)
 		}
 	}
-	switch {
-	case s.cfg.LaunchNoWait:
+	if s.cfg.LaunchNoWait {
 		return s.launchNoWait(ctx, inst, launchTime(t.Interruptions), log)
-	case inst.State != "pending" && inst.State != "running":
+	}
+	if inst.State != "pending" && inst.State != "running" {
 		return s.launchGone(ctx, inst, launchTime(t.Interruptions), log)
-	case inst.Cluster == "":
+	}
+	if inst.Cluster == "" {
 		return done("launching instance is in no cluster Drainpipe serves (" + s.WhyIgnored(inst) +
 			"): no node to wait for")
 	}
@@ -151,10 +152,10 @@ func (s *Restorer) endPool(ctx context.Context, inst instance.Instance, at time.
 		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	node, err := s.node(ctx, client, inst)
-	switch {
-	case errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err):
+	if errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err) {
 		return Result{Status: Done} // a new instance: no node yet, nothing held
-	case err != nil:
+	}
+	if err != nil {
 		return retry(fmt.Sprintf("finding the launching instance's node in cluster %s: %v", inst.Cluster, err))
 	}
 	given, ok := s.giveBackPool(ctx, client, node, at, running, log.With("cluster", inst.Cluster))
@@ -195,15 +196,15 @@ func (s *Restorer) waitReady(ctx context.Context, client kubernetes.Interface, i
 			}
 			given, checked = why, true
 		}
-		switch {
-		case err == nil && nodeReady(node):
+		if err == nil && nodeReady(node) {
 			return Result{Status: Done, Node: node.Name,
 				Reason: fmt.Sprintf("%snode %s of cluster %s is Ready: launch hook completed", given, node.Name, inst.Cluster)}
-		case err == nil:
+		}
+		if err == nil {
 			state = "registered as " + node.Name + ", not Ready"
-		case errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err):
+		} else if errors.Is(err, nodemap.ErrNotFound) || apierrors.IsNotFound(err) {
 			state = "not registered"
-		case ctx.Err() == nil:
+		} else if ctx.Err() == nil {
 			log.Warn("reading the launching instance's node", "error", err)
 		}
 		if first {

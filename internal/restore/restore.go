@@ -94,14 +94,16 @@ func hasLaunch(ins []event.Interruption) bool {
 // carries no Drainpipe marks costs one GET and is ignored.
 func (s *Restorer) restore(ctx context.Context, in event.Interruption, t Task, log *slog.Logger) Result {
 	inst, found, err := s.Lookups.Get(ctx, t.InstanceID)
-	switch {
-	case err != nil:
+	if err != nil {
 		return retry(fmt.Sprintf("looking up instance: %v", err))
-	case !found:
+	}
+	if !found {
 		return ignored("instance not found in EC2")
-	case inst.State != "running" && inst.State != "pending":
+	}
+	if inst.State != "running" && inst.State != "pending" {
 		return ignored(fmt.Sprintf("%s, but EC2 reports the instance %s: its node stays as it is", in.Summary, inst.State))
-	case inst.Cluster == "":
+	}
+	if inst.Cluster == "" {
 		return ignored("instance ignored: " + s.WhyIgnored(inst))
 	}
 	client, err := s.Clusters.Client(ctx, inst.Cluster)
@@ -137,15 +139,17 @@ func (s *Restorer) GiveBack(ctx context.Context, client kubernetes.Interface, no
 		return Result{Status: Done, Reason: what, Node: node.Name}
 	}
 	g, err := drain.Uncordon(ctx, client, node.Name, match)
-	switch {
-	case err != nil && apierrors.IsNotFound(err):
+	if err != nil && apierrors.IsNotFound(err) {
 		return Result{Status: Ignored, Node: node.Name, Reason: fmt.Sprintf("node %s is gone", node.Name)}
-	case err != nil:
+	}
+	if err != nil {
 		return Result{Status: Retry, Node: node.Name, Reason: fmt.Sprintf("giving node %s back: %v", node.Name, err)}
-	case !g.Back && len(g.Changed) > 0:
+	}
+	if !g.Back && len(g.Changed) > 0 {
 		return Result{Status: Done, Node: node.Name,
 			Reason: fmt.Sprintf("node %s stays held: %s", node.Name, g.Reason)}
-	case !g.Back:
+	}
+	if !g.Back {
 		return Result{Status: Ignored, Node: node.Name,
 			Reason: fmt.Sprintf("node %s left as it is: %s", node.Name, g.Reason)}
 	}

@@ -21,13 +21,14 @@ import (
 // and the node stays cordoned: the action is over either way.
 func Unevicted(ctx context.Context, client kubernetes.Interface, node string, p event.Interruption, by string, log *slog.Logger) string {
 	g, err := drain.Uncordon(ctx, client, node, drain.Match{Kinds: []string{string(p.Kind)}, By: by})
-	switch {
-	case err != nil && apierrors.IsNotFound(err):
+	if err != nil && apierrors.IsNotFound(err) {
 		return fmt.Sprintf("node %s is gone", node)
-	case err != nil:
+	}
+	if err != nil {
 		log.Error("lifecycle action no longer active, but its node could not be given back", "error", err)
 		return fmt.Sprintf("giving node %s back failed, it stays cordoned: %v", node, err)
-	case g.Back:
+	}
+	if g.Back {
 		log.Info("lifecycle action no longer active: node given back before any eviction", "changed", g.Changed)
 		return fmt.Sprintf("gave node %s back before any eviction: undid %v", node, g.Changed)
 	}

@@ -58,3 +58,22 @@ func TestGet(t *testing.T) {
 		}
 	}
 }
+
+// A test binary is no release build; the User-Agent names the version and
+// platform, with the commit when known; the SDK's app id is the version.
+func TestUserAgentAndAppID(t *testing.T) {
+	if v := Get().Version; !strings.Contains(v, "-dev") && !strings.Contains(v, ".dev") {
+		t.Errorf("a test binary reports %q, a release's version", v)
+	}
+	i := Info{Version: "0.1.0", Commit: "0123456789abcdef", Platform: "linux/arm64"}
+	if got := i.UserAgent(); got != "drainpipe/0.1.0 (linux/arm64) 0123456789ab" {
+		t.Errorf("UserAgent = %q", got)
+	}
+	i.Commit = unknown
+	if got := i.UserAgent(); got != "drainpipe/0.1.0 (linux/arm64)" {
+		t.Errorf("UserAgent without a commit = %q", got)
+	}
+	if got := i.AppID(); got != "drainpipe#0.1.0" {
+		t.Errorf("AppID = %q", got)
+	}
+}
