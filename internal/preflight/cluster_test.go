@@ -93,3 +93,12 @@ func TestJudgeTopicDetail(t *testing.T) {
 		t.Errorf("none: %+v", c)
 	}
 }
+
+// One schema missing and the other wrong is a gap of both.
+func TestJudgeFlowControlMissingAndWrong(t *testing.T) {
+	schemas := map[string]FlowSchema{"drainpipe": {"drainpipe", "global-default", []string{Group}}}
+	c := JudgeFlowControl("prod", schemas, []string{"drainpipe", "drainpipe-nodes"})
+	if c.Status != Gap || len(c.Missing) != 2 || c.Missing[0] != "FlowSchema drainpipe-nodes" {
+		t.Errorf("one missing, one wrong: %+v", c)
+	}
+}
