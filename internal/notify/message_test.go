@@ -186,7 +186,7 @@ func TestRecordTaskWithTemplate(t *testing.T) {
 	rcv := &rawReceiver{}
 	srv := httptest.NewServer(rcv)
 	defer srv.Close()
-	tmpl, err := webhook.ParseTemplate("{{ .Status }}: {{ .Reason }}")
+	tmpl, err := webhook.ParseTemplate("{{ .Status }}: {{ .Reason }} | {{ .Text }}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +196,26 @@ func TestRecordTaskWithTemplate(t *testing.T) {
 	n.RecordDrain("prod", drain.Report{Node: "node-a"})
 	n.RecordTask(tk, res, 0)
 	n.Flush(context.Background())
-	if len(rcv.bodies) != 1 || rcv.bodies[0] != "done: a <b>" {
-		t.Errorf("bodies %q, want the template's", rcv.bodies)
+	want := "done: a <b> | Drainpipe: spot-interruption on instance i-0abc, node node-a (cluster prod), " +
+		"deadline 2026-11-20T10:02:00Z — done in 0s: a <b> (event ev-1)"
+	if len(rcv.bodies) != 1 || rcv.bodies[0] != want {
+		t.Errorf("bodies %q, want %q", rcv.bodies, want)
+	}
+}
+
+// Without a template, the text sent is Slack-escaped.
+func TestRecordTaskEscapesTheText(t *testing.T) {
+	rcv := &receiver{status: http.StatusOK}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	n := New(fixedURL(srv.URL), Options{})
+	tk, res := task()
+	res.Reason = "a <b>"
+	n.RecordDrain("prod", drain.Report{Node: "node-a"})
+	n.RecordTask(tk, res, 0)
+	n.Flush(context.Background())
+	if len(rcv.texts) != 1 || !strings.Contains(rcv.texts[0], "a &lt;b&gt;") {
+		t.Errorf("texts %q, want the reason escaped", rcv.texts)
 	}
 }
 
