@@ -100,7 +100,7 @@ func TestParseTemplateErrors(t *testing.T) {
 
 func TestValidField(t *testing.T) {
 	for s, want := range map[string]bool{
-		"Kind": true, "kind": true, "_x": true, "X1": true, "Zz_9": true,
+		"Kind": true, "kind": true, "_x": true, "X1": true, "Zz_9": true, "X0": true, "a9z": true,
 		"": false, "1X": false, "X-1": false, "X.Y": false, "Ä": false, "@": false, "[": false, "`": false, "{": false,
 	} {
 		if got := validField(s); got != want {
@@ -242,5 +242,16 @@ func TestValidName(t *testing.T) {
 		if got := validName(s); got != want {
 			t.Errorf("validName(%q) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+// A template whose JSON strings were never marked renders its fields as
+// they are.
+func TestRenderUnmarked(t *testing.T) {
+	p := &Template{text: []string{`"`, `"`}, fields: []string{"Reason"}}
+	d := Sample()
+	d.Reason = `a "b"`
+	if b, err := Render(p, d); err != nil || string(b) != `"a "b""` {
+		t.Errorf("Render = %s, %v", b, err)
 	}
 }
