@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/drainpipe/drainpipe/internal/drain"
+	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 )
 
@@ -52,6 +55,32 @@ func TestEmitLeavesTheCallersProps(t *testing.T) {
 			if doc["request_id"] != "req-1" && doc[DimStack] != "blue" {
 				t.Errorf("%s: document %v lacks it", name, doc)
 			}
+		}
+	}
+}
+
+// A task's drain is counted under its first interruption's kind when
+// none has a deadline, else under the earliest deadline's.
+func TestTaskKind(t *testing.T) {
+	soon, later := at.Add(time.Minute), at.Add(time.Hour)
+	for _, tt := range []struct {
+		ins  []event.Interruption
+		want event.Kind
+	}{
+		{[]event.Interruption{{Kind: event.KindRebalanceRecommendation}, {Kind: event.KindScheduledChange}}, event.KindRebalanceRecommendation},
+		{[]event.Interruption{{Kind: event.KindRebalanceRecommendation}, {Kind: event.KindScheduledChange, Deadline: later},
+			{Kind: event.KindSpotInterruption, Deadline: soon}}, event.KindSpotInterruption},
+		{[]event.Interruption{{Kind: event.KindSpotInterruption, Deadline: soon}, {Kind: event.KindScheduledChange, Deadline: later}}, event.KindSpotInterruption},
+	} {
+		e, buf := emitter()
+		e.RecordDrain("prod", drain.Report{Node: "n"})
+		e.RecordTask(handler.Task{Interruptions: tt.ins}, handler.Result{Status: handler.StatusDone, Node: "n"}, 0)
+		var doc map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc[DimKind] != string(tt.want) {
+			t.Errorf("kind %v, want %s", doc[DimKind], tt.want)
 		}
 	}
 }
