@@ -165,15 +165,16 @@ func JudgeTopic(topic string, subs []Subscription) Check {
 			live = append(live, s.Protocol)
 		}
 	}
-	switch {
-	case len(live) > 0:
+	if len(live) > 0 {
 		c.Status, c.Detail = OK, fmt.Sprintf("%s has %d confirmed subscription(s) (%s)", topic, len(live), strings.Join(live, ", "))
-	case len(pending) > 0:
+		return c
+	}
+	if len(pending) > 0 {
 		c.Status, c.Detail = Gap, topic+" has only unconfirmed subscriptions ("+strings.Join(pending, ", ")+
 			"): confirm the email AWS sent, or alarms reach nobody"
-	default:
-		c.Status, c.Detail = Gap, topic+" has no subscriber: alarms reach nobody (deploy with -c alarmEmail=..., or "+
-			"aws sns subscribe --topic-arn "+topic+")"
+		return c
 	}
+	c.Status, c.Detail = Gap, topic+" has no subscriber: alarms reach nobody (deploy with -c alarmEmail=..., or "+
+		"aws sns subscribe --topic-arn "+topic+")"
 	return c
 }
