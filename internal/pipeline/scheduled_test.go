@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,40 @@ func TestScheduledActed(t *testing.T) {
 		if (err != nil) != tt.err || (tt.want == "") != (why == "") || !strings.HasPrefix(why, tt.want) {
 			t.Errorf("%s: scheduledActed = %q, %v; want %q (error %v)", tt.name, why, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A finished scheduled-change drain is recorded on the node, except in a
+// dry run or for another kind; a failed write is only logged.
+func TestRecordScheduled(t *testing.T) {
+	start := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	sched := event.Interruption{Kind: event.KindScheduledChange, ScheduledCode: "instance-retirement", Deadline: start}
+	spot := event.Interruption{Kind: event.KindSpotInterruption, ScheduledCode: "instance-retirement", Deadline: start}
+	for _, tt := range []struct {
+		name   string
+		dryRun bool
+		p      event.Interruption
+		want   bool
+	}{
+		{"scheduled change", false, sched, true},
+		{"dry run", true, sched, false},
+		{"another kind", false, spot, false},
+	} {
+		client := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+		a := &Actor{cfg: Config{DryRun: tt.dryRun}}
+		a.recordScheduled(context.Background(), client, "n1", tt.p, slog.New(slog.DiscardHandler))
+		node, err := client.CoreV1().Nodes().Get(context.Background(), "n1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := drain.Acted(node, "instance-retirement", start); got != tt.want {
+			t.Errorf("%s: recorded %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	var logs strings.Builder
+	a := &Actor{}
+	a.recordScheduled(context.Background(), fake.NewClientset(), "absent", sched, slog.New(slog.NewTextHandler(&logs, nil)))
+	if !strings.Contains(logs.String(), "recording the scheduled event acted on") {
+		t.Errorf("log %q, want the failed write", logs.String())
 	}
 }
