@@ -18,6 +18,9 @@ func TestConfigDefaults(t *testing.T) {
 		c.CompleteBackoff != DefaultCompleteBackoff || c.LaunchPoll != DefaultLaunchPoll || c.StoppedWait != DefaultStoppedWait {
 		t.Errorf("zero Config with defaults = %+v", c)
 	}
+	if c, _ := (Config{}).withDefaults(); c.LaunchPoll != DefaultLaunchPoll {
+		t.Errorf("zero launch poll became %v, want %v", c.LaunchPoll, DefaultLaunchPoll)
+	}
 	set := Config{MaxReceiveCount: 1, HookReserve: time.Second, HeartbeatInterval: 2 * time.Second, MaxHookAge: time.Hour,
 		CompleteBackoff: time.Millisecond, LaunchPoll: time.Millisecond, StoppedWait: time.Minute}
 	if got, err := set.withDefaults(); err != nil || got.MaxReceiveCount != 1 || got.HookReserve != time.Second ||

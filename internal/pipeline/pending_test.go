@@ -31,3 +31,13 @@ func TestPendingCheckOnlyForHooks(t *testing.T) {
 		}
 	}
 }
+
+// A task without interruptions is no task of hooks alone.
+func TestOnlyHooksOfNothing(t *testing.T) {
+	if onlyHooks(handler.Task{}) {
+		t.Error("a task without interruptions counts as hooks alone")
+	}
+	if !onlyHooks(handler.Task{Interruptions: []event.Interruption{lifecycleEvent(t0)}}) {
+		t.Error("a task of one hook does not count as hooks alone")
+	}
+}
