@@ -186,7 +186,7 @@ fuzz-ci: ## every fuzz target for FUZZTIME (100,000 executions) each, FuzzEventR
 # Pinned: gremlins, the mutation tester, installed from the module proxy into dist/tools (the
 # product module gains no dependency).
 GREMLINS ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATION_PKGS ?= event policy lifecycle group handler config sweep version kevents metrics eks preflight notify live
+MUTATION_PKGS ?= event policy lifecycle group handler config sweep version kevents metrics eks preflight notify live pipeline
 # The floors every package must reach (percent).
 MUTATION_EFFICACY ?= 90
 MUTATION_COVERAGE ?= 85
