@@ -279,6 +279,9 @@ func TestDrainBlockedFor(t *testing.T) {
 	}{
 		{"blocked for 20 minutes over several runs", drain.Report{Node: "n", BlockedByPDB: []string{"a/db-0"}, BlockedSince: at.Add(-20 * time.Minute)}, 1200.0},
 		{"not blocked", drain.Report{Node: "n", Evicted: []string{"a/x"}, Done: true}, nil},
+		{"no longer blocked", drain.Report{Node: "n", BlockedSince: at.Add(-20 * time.Minute)}, nil},
+		{"blocked since now", drain.Report{Node: "n", BlockedByPDB: []string{"a/db-0"}, BlockedSince: at}, nil},
+		{"blocked since an unknown time", drain.Report{Node: "n", BlockedByPDB: []string{"a/db-0"}}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e, buf := emitter()

@@ -78,6 +78,18 @@ func TestClaimsKeepHooks(t *testing.T) {
 	if got.Status != handler.StatusDone || len(r.drainer.reqs) != 1 || r.drainer.reqs[0].Kind != "asg-lifecycle" {
 		t.Errorf("Act = %+v, drains %+v; want the hook's drain only", got, r.drainer.reqs)
 	}
+	if logs := r.logs.String(); !strings.Contains(logs, "claims contradicted by EC2 dropped") || !strings.Contains(logs, "out of date") {
+		t.Errorf("the dropped claim is not logged with its reason: %s", logs)
+	}
+}
+
+// A task whose claims EC2 bears out logs no dropped claim.
+func TestCredibleClaimsLogNothingDropped(t *testing.T) {
+	r := newRig(t, rigOpts{})
+	r.actor.Act(context.Background(), task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
+	if strings.Contains(r.logs.String(), "claims contradicted") {
+		t.Errorf("a dropped claim logged for a task without one: %s", r.logs.String())
+	}
 }
 
 // payload parses a real notice from the event package's testdata (after

@@ -63,6 +63,7 @@ func TestPrepareBuildsClientsWhileDescribing(t *testing.T) {
 	}{
 		{"one cluster", []string{"prod"}, batch("i-0000000000000000a"), true},
 		{"nothing to act on", []string{"prod"}, []handler.Task{{InstanceID: "i-0000000000000000a", Action: policy.ActionNone}}, false},
+		{"warmMax clusters", []string{"a", "b", "c"}, batch("i-0000000000000000a"), true},
 		{"more clusters than warmMax", []string{"a", "b", "c", "d"}, batch("i-0000000000000000a"), false},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +72,22 @@ func TestCompleteLastDeliveryRetryWithin(t *testing.T) {
 	got := r.actor.CompleteLastDelivery(context.Background(), task(policy.ActionCordonAndDrain, 1, lifecycleEvent(t0)))
 	if got.Status != handler.StatusRetry || got.RetryWithin != 30*time.Second {
 		t.Errorf("CompleteLastDelivery = {%s %q within %s}, want retry within 30s", statusName(got.Status), got.Reason, got.RetryWithin)
+	}
+}
+
+// The reason of a last-delivery completion counts the hooks completed and
+// names each failure, and nothing more.
+func TestCompleteLastDeliveryReason(t *testing.T) {
+	r := newRig(t, rigOpts{cfg: Config{MaxReceiveCount: 5}})
+	got := r.actor.CompleteLastDelivery(context.Background(), task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)))
+	if want := "1 lifecycle hook(s) on their last delivery completed without draining"; got.Status != handler.StatusRetry || got.Reason != want {
+		t.Errorf("CompleteLastDelivery = {%s %q}, want retry %q", statusName(got.Status), got.Reason, want)
+	}
+	failing := newRig(t, rigOpts{cfg: Config{MaxReceiveCount: 5, CompleteBackoff: time.Millisecond},
+		hooks: &fakeHooks{completeErr: errors.New("autoscaling is on fire")}})
+	got = failing.actor.CompleteLastDelivery(context.Background(), task(policy.ActionCordonAndDrain, 5, lifecycleEvent(t0)))
+	if !strings.HasPrefix(got.Reason, "0 lifecycle hook(s) on their last delivery completed without draining; ") ||
+		!strings.Contains(got.Reason, "autoscaling is on fire") {
+		t.Errorf("CompleteLastDelivery with a failing completion: %q, want the failure named", got.Reason)
 	}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Why a group is not served names the stack's selection as set.
-func TestGroupSelection(t *testing.T) {
+func TestGroupSelectionText(t *testing.T) {
 	for _, c := range []struct {
 		s    Stack
 		want string
@@ -64,7 +64,7 @@ func TestJudgeTopic(t *testing.T) {
 }
 
 // A missing schema and a wrong one together are no success.
-func TestJudgeFlowControlMissingAndWrong(t *testing.T) {
+func TestJudgeFlowControlBothSchemas(t *testing.T) {
 	schemas := map[string]FlowSchema{"drainpipe": {Name: "drainpipe", PriorityLevel: "other", Groups: []string{Group}}}
 	if c := JudgeFlowControl("prod", schemas, []string{"drainpipe", "drainpipe-nodes"}); c.Status == OK {
 		t.Errorf("one schema missing, one wrong: %+v", c)

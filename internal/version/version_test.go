@@ -2,6 +2,7 @@ package version
 
 import (
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -59,21 +60,64 @@ func TestGet(t *testing.T) {
 	}
 }
 
-// A test binary is no release build; the User-Agent names the version and
-// platform, with the commit when known; the SDK's app id is the version.
-func TestUserAgentAndAppID(t *testing.T) {
-	if v := Get().Version; !strings.Contains(v, "-dev") && !strings.Contains(v, ".dev") {
-		t.Errorf("a test binary reports %q, a release's version", v)
+func TestForms(t *testing.T) {
+	i := Info{Version: "0.1.0", Commit: "0123456789abcdef", Go: "go1.26.0", Platform: "linux/arm64"}
+	if got, want := i.String(), "drainpipe 0.1.0 (commit 0123456789abcdef, go1.26.0, linux/arm64)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
-	i := Info{Version: "0.1.0", Commit: "0123456789abcdef", Platform: "linux/arm64"}
-	if got := i.UserAgent(); got != "drainpipe/0.1.0 (linux/arm64) 0123456789ab" {
-		t.Errorf("UserAgent = %q", got)
+	if got, want := i.UserAgent(), "drainpipe/0.1.0 (linux/arm64) 0123456789ab"; got != want {
+		t.Errorf("UserAgent() = %q, want %q", got, want)
 	}
 	i.Commit = unknown
-	if got := i.UserAgent(); got != "drainpipe/0.1.0 (linux/arm64)" {
-		t.Errorf("UserAgent without a commit = %q", got)
+	if got, want := i.UserAgent(), "drainpipe/0.1.0 (linux/arm64)"; got != want {
+		t.Errorf("UserAgent() without a commit = %q, want %q", got, want)
 	}
-	if got := i.AppID(); got != "drainpipe#0.1.0" {
-		t.Errorf("AppID = %q", got)
+	if got, want := i.AppID(), "drainpipe#0.1.0"; got != want {
+		t.Errorf("AppID() = %q, want %q", got, want)
+	}
+}
+
+func TestShort(t *testing.T) {
+	for c, want := range map[string]string{
+		"0123456789ab":         "0123456789ab",
+		"0123456789abc":        "0123456789ab",
+		"0123456789a":          "0123456789a",
+		"0123456789abcd-dirty": "0123456789ab-dirty",
+		"abc-dirty":            "abc-dirty",
+	} {
+		if got := short(c); got != want {
+			t.Errorf("short(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// The test binary is no release and no published module: a development
+// version of the embedded number.
+func TestGetOfThisBuild(t *testing.T) {
+	i := Get()
+	if !strings.HasPrefix(i.Version, strings.TrimSpace(file)+"-dev") || !semver.MatchString(i.Version) || i.Commit == "" ||
+		i.Platform != runtime.GOOS+"/"+runtime.GOARCH {
+		t.Errorf("Get() = %+v, want a development version of %s", i, strings.TrimSpace(file))
+	}
+}
+
+// A build that stamped its commit keeps it as stamped, dirty tree or not;
+// a dirty tree without a recorded commit stays unknown.
+func TestStampedCommitNotMarkedDirty(t *testing.T) {
+	dirty := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.modified", Value: "true"}}}
+	if got := get("0.1.0", "abc", true, dirty); got.Commit != "abc" {
+		t.Errorf("stamped commit became %q", got.Commit)
+	}
+	if got := get("0.1.0", "", true, dirty); got.Commit != unknown {
+		t.Errorf("no commit, dirty tree: commit %q, want %q", got.Commit, unknown)
+	}
+	clean := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}}
+	if got := get("0.1.0", "", true, clean); got.Commit != "abc" || got.Version != "0.1.0" {
+		t.Errorf("clean tree: %+v", got)
+	}
+	if got := get("v0.1.0", "", true, nil); got.Version != "0.1.0" {
+		t.Errorf("a leading v kept: %q", got.Version)
 	}
 }
