@@ -35,9 +35,12 @@ import (
 // service, and its give-back puts the operator's label back: a manifest
 // that refuses any of it fails here.
 func TestEKSEveryManifest(t *testing.T) {
-	ctx := testContext(t)
+	// The test's clock starts once the scene is there, as in testEKSDrain:
+	// building the bootstrap and starting the sandbox can take most of it
+	// on a loaded machine.
 	sb, c := eksCluster(t)
 	l := newEKSLive(t, served, c.Function)
+	ctx := testContext(t)
 	l.k8s.ApplyRBAC(ctx, rbacManifest(t), sandbox.DrainpipeGroup)
 	deploy := filepath.Dir(rbacManifest(t))
 	schemas, levels, err := fleet.ApplyFlowControl(ctx, l.k8s.Client, filepath.Join(deploy, "flowcontrol.yaml"))
