@@ -73,6 +73,18 @@ func WithYield(ctx, yield context.Context) context.Context {
 	return context.WithValue(ctx, yieldKey{}, yield)
 }
 
+// What a batch that may give way did, as its "batch handled" line says
+// (give_way): why a batch ran to its end while a wave waited is the first
+// question an operator asks of a slow wave.
+const (
+	wayGave        = "gave way"
+	wayFirstPass   = "drains ended in the first pass"
+	wayNoneWaiting = "no messages waiting"
+	wayRedelivered = "records delivered before"
+	wayEndedFirst  = "batch ended before giving way"
+	wayUnknown     = "could not ask the queue"
+)
+
 func gaveWay(waiting int, after time.Duration) error {
 	return fmt.Errorf("%w (%d messages waiting after %s): the nodes stay cordoned and their drains resume on redelivery",
 		ErrGaveWay, waiting, after.Round(time.Millisecond))
@@ -88,7 +100,7 @@ func gaveWay(waiting int, after time.Duration) error {
 // answer, whatever it is, lets the drains waiting on Cordoned go on. run
 // calls it only for a batch that may give way. It returns nil when ctx
 // (the batch's wait) ends first.
-func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, ho *handoff, give context.CancelCauseFunc) []int {
+func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open func() []int, ho *handoff, give context.CancelCauseFunc) ([]int, string) {
 	defer ho.decide()
 	g := h.opts.GiveWay
 	start := time.Now()
@@ -96,40 +108,49 @@ func (h *Handler) watch(ctx context.Context, queue string, tasks []Task, open fu
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return nil
+		return nil, wayEndedFirst
 	case <-t.C:
 	case <-ho.ready:
 	}
 	unfinished := open()
-	if len(unfinished) == 0 || !mayGiveWay(tasks, unfinished) {
-		return nil // a redelivered record runs to its end: the batch cannot end sooner
+	if len(unfinished) == 0 {
+		return nil, wayEndedFirst
+	}
+	if !mayGiveWay(tasks, unfinished) {
+		return nil, wayRedelivered // a redelivered record runs to its end: the batch cannot end sooner
 	}
 	n, err := g.Waiting(ctx, queue)
 	switch {
 	case err != nil && ctx.Err() == nil:
 		h.opts.Log.LogAttrs(ctx, slog.LevelWarn, "cannot tell whether messages wait; not giving way",
 			slog.String("queue_arn", queue), slog.Any("error", err))
+		return nil, wayUnknown
+	case err != nil:
+		return nil, wayEndedFirst
 	case n > 0:
 		if g.FirstPass > 0 {
 			ho.decide() // the drains send their first evictions before the records go back
 			pass := time.NewTimer(g.FirstPass)
 			defer pass.Stop()
 			select {
-			case <-ctx.Done():
-				return nil
+			case <-ctx.Done(): // the batch ended: its drains did, or its time
+				if len(open()) == 0 {
+					return nil, wayFirstPass
+				}
+				return nil, wayEndedFirst
 			case <-pass.C:
 			}
 			if unfinished = open(); len(unfinished) == 0 {
-				return nil
+				return nil, wayFirstPass
 			}
 		}
 		why := gaveWay(n, time.Since(start))
 		h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch gives way", slog.Int("waiting", n),
 			slog.Int("tasks", len(unfinished)), slog.String("reason", why.Error()))
 		give(why) // before decide: the drains waiting see the batch gave way
-		return unfinished
+		return unfinished, wayGave
 	}
-	return nil
+	return nil, wayNoneWaiting
 }
 
 // mayGiveWay: every task left is on its first delivery and no sweep.

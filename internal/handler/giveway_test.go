@@ -1,8 +1,11 @@
 package handler
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -123,9 +126,14 @@ func TestBatchDoesNotGiveWay(t *testing.T) {
 	for _, c := range []struct {
 		name, receiveCount string
 		waiting            int
+		firstPass          time.Duration
+		way                string // the "batch handled" line's give_way
 	}{
-		{"second delivery", "2", 7},
-		{"nothing waiting", "1", 0},
+		{"second delivery", "2", 7, 0, wayRedelivered},
+		{"nothing waiting", "1", 0, 0, wayNoneWaiting},
+		// Messages wait, but the drains end before the first pass does:
+		// nothing is left to give back.
+		{"drains ended in the first pass", "1", 7, time.Hour, wayFirstPass},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			actor := &yieldingActor{release: make(chan struct{})}
@@ -136,8 +144,9 @@ func TestBatchDoesNotGiveWay(t *testing.T) {
 			} else {
 				go func() { <-q.asked; close(actor.release) }()
 			}
-			h := New(Options{Actor: actor, Concurrency: 10,
-				GiveWay: GiveWay{After: time.Nanosecond, Hold: 5 * time.Second, Waiting: q.Waiting}})
+			var logs bytes.Buffer
+			h := New(Options{Actor: actor, Concurrency: 10, Log: slog.New(slog.NewJSONHandler(&logs, nil)),
+				GiveWay: GiveWay{After: time.Nanosecond, Hold: 5 * time.Second, FirstPass: c.firstPass, Waiting: q.Waiting}})
 			resp, err := h.Handle(context.Background(), firstDelivery(3, c.receiveCount))
 			if err != nil {
 				t.Fatal(err)
@@ -148,8 +157,24 @@ func TestBatchDoesNotGiveWay(t *testing.T) {
 			if c.receiveCount == "2" && q.n != 0 {
 				t.Errorf("asked the queue %d times for a batch that may not give way", q.n)
 			}
+			if way := batchLine(t, logs.String())["give_way"]; way != c.way {
+				t.Errorf("batch handled: give_way %q, want %q", way, c.way)
+			}
 		})
 	}
+}
+
+// batchLine is the "batch handled" line among logs.
+func batchLine(t *testing.T, logs string) map[string]any {
+	t.Helper()
+	for l := range strings.Lines(logs) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err == nil && m["msg"] == "batch handled" {
+			return m
+		}
+	}
+	t.Fatalf("no batch handled line in %s", logs)
+	return nil
 }
 
 // The record's reason says it gave way, and how many messages waited.

@@ -104,7 +104,7 @@ func New(o Options) *Handler {
 func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
 	p := h.plan(batch.Records, originOf(ctx))
-	results, gave := h.run(ctx, p.tasks, queueOf(batch.Records))
+	results, gave, way := h.run(ctx, p.tasks, queueOf(batch.Records))
 
 	// An empty list, not null: the documented shape for "whole batch done".
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
@@ -134,15 +134,17 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	if h.flusher != nil {
 		h.flush(ctx, h.flusher)
 	}
-	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled",
-		slog.Int("records", len(p.records)),
+	attrs := []slog.Attr{slog.Int("records", len(p.records)),
 		slog.Int("tasks", len(p.tasks)),
 		slog.Int("done", counts[outcomeDone]),
 		slog.Int("ignored", counts[outcomeIgnored]),
 		slog.Int("rejected", counts[outcomeRejected]),
 		slog.Int("retry", counts[outcomeRetry]),
-		slog.Float64("duration_ms", ms(time.Since(start))),
-	)
+		slog.Float64("duration_ms", ms(time.Since(start)))}
+	if way != "" {
+		attrs = append(attrs, slog.String("give_way", way))
+	}
+	h.opts.Log.LogAttrs(ctx, slog.LevelInfo, "batch handled", attrs...)
 	return resp, nil
 }
 

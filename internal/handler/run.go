@@ -18,8 +18,9 @@ type taskResult struct {
 // tasks are finished or the deadline (less half the reserve) has come;
 // tasks not finished by then are left unfinished in the results, and the
 // records behind them are retried. gave lists the tasks the batch gave
-// back to queue (see GiveWay), nil when it did not give way.
-func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []taskResult, gave []int) {
+// back to queue (see GiveWay), nil when it did not give way, and way what
+// the batch did about giving way ("" when it may not).
+func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []taskResult, gave []int, way string) {
 	// The tasks' context ends when run returns, in every case: the actor
 	// keeps hooks its tasks left pending heartbeated until then.
 	actCtx, cancelAll := context.WithCancel(ctx)
@@ -33,7 +34,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 		defer cancelWait()
 	}
 	if actCtx.Err() != nil && ctx.Err() == nil {
-		return h.cannotAct(ctx, tasks), nil
+		return h.cannotAct(ctx, tasks), nil, ""
 	}
 	// Only a batch that may give way carries a yield context: the
 	// pipeline merges it into every drain's budget.
@@ -104,7 +105,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	if giving {
 		go func() {
 			defer close(watched)
-			gave = h.watch(watchCtx, queue, tasks, open, ho, give)
+			gave, way = h.watch(watchCtx, queue, tasks, open, ho, give)
 		}()
 	} else {
 		close(watched)
@@ -119,7 +120,7 @@ func (h *Handler) run(ctx context.Context, tasks []Task, queue string) (_ []task
 	// which this copy no longer shares.
 	mu.Lock()
 	defer mu.Unlock()
-	return append([]taskResult(nil), results...), gave
+	return append([]taskResult(nil), results...), gave, way
 }
 
 // act calls the actor (or the sweeper), turning a panic into a retry: one bad task must not
