@@ -38,12 +38,16 @@ func Acted(node *corev1.Node, code string, start time.Time) bool {
 			continue
 		}
 		t, err := time.Parse(time.RFC3339, at)
-		if err == nil && t.Sub(start).Abs() <= sameEventSlack {
+		if err == nil && SameStart(t, start) {
 			return true
 		}
 	}
 	return false
 }
+
+// SameStart reports whether two sources' start times name one scheduled
+// event (within sameEventSlack).
+func SameStart(a, b time.Time) bool { return a.Sub(b).Abs() <= sameEventSlack }
 
 func actedKeys(node *corev1.Node) []string {
 	var keys []string

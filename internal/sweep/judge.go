@@ -119,6 +119,12 @@ func (s *Sweeper) judgeHold(hd hold.Hold, l life, events []instance.ScheduledEve
 			now.Sub(end).Round(time.Second))
 	case event.KindScheduledChange:
 		for _, e := range events {
+			// EC2 and Health name one event by its start: another event
+			// listed keeps its own hold, not this one (either start
+			// unknown, it keeps it).
+			if !deadline.IsZero() && !e.NotBefore.IsZero() && !drain.SameStart(e.NotBefore, deadline) {
+				continue
+			}
 			return false, fmt.Sprintf("scheduled event %s (%s, from %s) still listed for the instance", e.ID, e.Code,
 				e.NotBefore.Format(time.RFC3339))
 		}

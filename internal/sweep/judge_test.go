@@ -49,6 +49,13 @@ func TestJudge(t *testing.T) {
 			corev1.Taint{Key: drain.OutOfServiceTaintKey, Effect: corev1.TaintEffectNoExecute}), stopped, nil, ""},
 		{"scheduled event still listed", node("scheduled-change", hourAgo, hourAgo), running,
 			[]instance.ScheduledEvent{{ID: "instance-event-1", Code: "system-reboot"}}, ""},
+		// EC2 and Health name one event by its code and start: an event
+		// starting two days after the hold's is another change's, and
+		// keeps only its own hold.
+		{"another scheduled event listed", node("scheduled-change", hourAgo.Add(-time.Hour), hourAgo), running,
+			[]instance.ScheduledEvent{{ID: "instance-event-2", Code: "instance-retirement", NotBefore: now.Add(48 * time.Hour)}}, RepairGivenBack},
+		{"its own scheduled event listed", node("scheduled-change", hourAgo.Add(-time.Hour), hourAgo), running,
+			[]instance.ScheduledEvent{{ID: "instance-event-3", Code: "instance-retirement", NotBefore: hourAgo.Add(time.Minute)}}, ""},
 		{"scheduled event gone", node("scheduled-change", hourAgo.Add(-time.Hour), hourAgo), running, nil, RepairGivenBack},
 		{"rebalance hold over", node("rebalance-recommendation", hourAgo, time.Time{}), running, nil, RepairGivenBack},
 		{"rebalance hold running", node("rebalance-recommendation", now.Add(-20*time.Minute), time.Time{}), running, nil, ""},
