@@ -55,12 +55,23 @@ func (r *run) watch(ctx context.Context) {
 	}
 }
 
-// consume applies watch events until the channel closes. It returns the
-// resourceVersion to resume from, or "" when the watch must start over
-// from a fresh list, and how many events it applied.
+// consume applies watch events until the channel closes or ctx ends (a
+// watcher need not close its channel when its context does). It returns
+// the resourceVersion to resume from, or "" when the watch must start
+// over from a fresh list, and how many events it applied.
 func (r *run) consume(ctx context.Context, events <-chan watch.Event, rv string) (string, int) {
 	n := 0
-	for ev := range events {
+	for {
+		var ev watch.Event
+		var open bool
+		select {
+		case <-ctx.Done():
+			return rv, n
+		case ev, open = <-events:
+		}
+		if !open {
+			return rv, n
+		}
 		if ev.Type == watch.Error {
 			return "", n
 		}
@@ -77,7 +88,6 @@ func (r *run) consume(ctx context.Context, events <-chan watch.Event, rv string)
 			r.observe(ctx, pod, false)
 		}
 	}
-	return rv, n
 }
 
 // relist replaces what the watch knows with a fresh list.
