@@ -196,6 +196,7 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	r.prev = prev
 	r.drain(ctx)
 	rep = r.report()
 	rep.Elapsed = d.now().Sub(start)

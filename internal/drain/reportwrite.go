@@ -24,23 +24,28 @@ func (d *Drainer) writeSummary(ctx context.Context, req Request, rep Report, pre
 	if !acted && prev.State == s.State && prev.EventID == s.EventID && prev.Kind == s.Kind {
 		return prev, nil
 	}
+	return s, d.writeReport(context.WithoutCancel(ctx), req, s)
+}
+
+// writeReport writes s as the node's drain report, trying twice by
+// req.ReportBy (DefaultReportTime from now when zero) or until ctx ends.
+func (d *Drainer) writeReport(ctx context.Context, req Request, s Summary) error {
 	b, err := json.Marshal(s)
 	if err != nil {
-		return s, fmt.Errorf("encoding drain report: %w", err)
+		return fmt.Errorf("encoding drain report: %w", err)
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{AnnotationReport: string(b)}}})
 	if err != nil {
-		return s, fmt.Errorf("encoding node patch: %w", err)
+		return fmt.Errorf("encoding node patch: %w", err)
 	}
 	by := req.ReportBy
 	if by.IsZero() {
 		by = time.Now().Add(DefaultReportTime)
 	}
-	ctx = context.WithoutCancel(ctx)
 	for attempt := 1; ; attempt++ {
 		left := time.Until(by)
 		if left <= 0 {
-			return s, fmt.Errorf("writing drain report on %s: no time left (attempt %d): %w", req.Node, attempt, context.DeadlineExceeded)
+			return fmt.Errorf("writing drain report on %s: no time left (attempt %d): %w", req.Node, attempt, context.DeadlineExceeded)
 		}
 		at := by
 		if attempt == 1 {
@@ -53,9 +58,9 @@ func (d *Drainer) writeSummary(ctx context.Context, req Request, rep Report, pre
 		d.log.Warn("drain report write failed; trying once more", "node", req.Node, "error", err.Error())
 	}
 	if err != nil {
-		return s, fmt.Errorf("writing drain report on %s (twice): %w", req.Node, err)
+		return fmt.Errorf("writing drain report on %s (twice): %w", req.Node, err)
 	}
-	return s, nil
+	return nil
 }
 
 func (d *Drainer) patchReport(ctx context.Context, node string, patch []byte, by time.Time) error {

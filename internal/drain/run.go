@@ -39,6 +39,8 @@ type run struct {
 	// starts; chains counts their pods on the nodes the instance drains.
 	chaining []budgetChain
 	chains   *waveChains
+	// prev is the node's drain report as the Run started (see markSent).
+	prev Summary
 
 	// ctx bounds requests (the caller's budget); stop ends retries and
 	// waiting (ctx or the request's deadline). Set before any work starts.
@@ -122,6 +124,7 @@ func (r *run) drain(ctx context.Context) {
 	defer cancelStop()
 	r.ctx, r.stop = ctx, stop
 	defer r.chains.add(r.chainPods())()
+	defer r.sentMarker(stop)()
 	watchCtx, cancelWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {

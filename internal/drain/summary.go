@@ -45,7 +45,7 @@ type Block struct {
 type Summary struct {
 	Kind    string    `json:"kind"`
 	EventID string    `json:"eventId,omitempty"`
-	State   string    `json:"state"` // draining (a Run stopped unfinished) or done
+	State   string    `json:"state"` // draining (a Run stopped unfinished), evicted (see reportEvicted) or done
 	Started time.Time `json:"started"`
 	Updated time.Time `json:"updated"`
 	// RunMillis is the last Run's duration; Runs counts them.

@@ -12,8 +12,9 @@ import (
 
 // A drain that can wait (a terminate hook's) yields to the wave's drains
 // racing a deadline, wherever they run: while a node Drainpipe holds has a
-// deadline within yieldHorizon and its drain has not reported done, the
-// drains without a deadline send no eviction. Inside an instance the
+// deadline within yieldHorizon and its drain has not reported done (nor
+// every pod evicted: reportEvicted), the drains without a deadline send
+// no eviction. Inside an instance the
 // Pace's turns already put deadlines first; across instances this is
 // what keeps hook drains from spending the cluster's rate while Spot
 // nodes are still draining. A hook's instance waits for its drain (the
@@ -101,12 +102,13 @@ func live(until, now time.Time) time.Time {
 	return time.Time{}
 }
 
-// reportedDone reports whether a node's drain report says done.
+// reportedDone reports whether a node's drain report says done, or that
+// every pod is evicted and only their grace periods are left.
 func reportedDone(report string) bool {
 	var s struct {
 		State string `json:"state"`
 	}
-	return report != "" && json.Unmarshal([]byte(report), &s) == nil && s.State == "done"
+	return report != "" && json.Unmarshal([]byte(report), &s) == nil && (s.State == "done" || s.State == reportEvicted)
 }
 
 // yield tells the pace whether other drains are under way (see

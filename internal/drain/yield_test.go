@@ -32,7 +32,8 @@ func heldNode(name string, deadline time.Time, report string) *corev1.Node {
 // A drain without a deadline yields to the wave's drains racing one: the
 // deadline at risk is the latest, within five minutes, of a held node
 // whose drain has not reported done; a scheduled event days ahead, a
-// deadline past, a drain done and the node's own mark hold nothing back.
+// deadline past, a drain done or with every pod evicted and the node's own
+// mark hold nothing back.
 // An instance lists the held nodes at most every five seconds for all its
 // drains.
 func TestDeadlinesAtRisk(t *testing.T) {
@@ -41,6 +42,8 @@ func TestDeadlinesAtRisk(t *testing.T) {
 		heldNode("spot-draining", now.Add(90*time.Second), `{"state":"draining"}`),
 		heldNode("spot-new", now.Add(100*time.Second), ""),
 		heldNode("spot-done", now.Add(110*time.Second), `{"state":"done"}`),
+		// Every pod evicted, only grace periods left: nothing to yield to.
+		heldNode("spot-evicted", now.Add(105*time.Second), `{"state":"evicted"}`),
 		heldNode("scheduled", now.Add(72*time.Hour), ""),
 		heldNode("reclaimed", now.Add(-time.Second), ""),
 		heldNode("hook", time.Time{}, ""),
