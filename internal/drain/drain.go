@@ -62,6 +62,13 @@ type Request struct {
 	// known to be pending). An error stops the Run there: nothing is
 	// evicted, and Run returns it, wrapped.
 	AfterCordon func(ctx context.Context) error
+	// Yield, when set, stops the Run as its deadline would once it ends
+	// (retries and waiting end), but only after each pod of the wave
+	// under way has had its eviction sent: an eviction sent goes on after
+	// the invocation, so the pods of a node whose batch gave way leave
+	// while its record waits for an environment. A Yield ended before the
+	// first eviction stops the Run there, as AfterCordon's error does.
+	Yield context.Context
 	// ReportBy is when the drain report's write must end at the latest:
 	// the invocation's end less what completing hooks needs. The write
 	// does not end with Run's context, which has usually ended when it
@@ -180,6 +187,10 @@ func (d *Drainer) Run(ctx context.Context, req Request) (Report, error) {
 			rep.Elapsed = d.now().Sub(start)
 			return rep, fmt.Errorf("before evicting from %s: %w", req.Node, err)
 		}
+	}
+	if req.Yield != nil && req.Yield.Err() != nil {
+		rep.Elapsed = d.now().Sub(start)
+		return rep, fmt.Errorf("before evicting from %s: %w", req.Node, context.Cause(req.Yield))
 	}
 	r, err := d.newRun(ctx, req, log)
 	if err != nil {

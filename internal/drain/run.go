@@ -104,8 +104,9 @@ func presentPods(pods []corev1.Pod) map[string]types.UID {
 }
 
 // drain evicts wave after wave and waits for the pods to go, judging pods
-// that arrive meanwhile. Retries and waiting end at the request's deadline
-// or when ctx ends. Every goroutine it starts has ended when it returns.
+// that arrive meanwhile. Retries and waiting end at the request's deadline,
+// when its Yield ends (each pod of the wave under way sent first) or when
+// ctx ends. Every goroutine it starts has ended when it returns.
 func (r *run) drain(ctx context.Context) {
 	if len(r.targets) == 0 {
 		return
@@ -113,6 +114,12 @@ func (r *run) drain(ctx context.Context) {
 	stop, cancelStop := ctx, context.CancelFunc(func() {})
 	if !r.req.Deadline.IsZero() {
 		stop, cancelStop = context.WithDeadline(ctx, r.req.Deadline)
+	}
+	if r.req.Yield != nil {
+		var cancelYield context.CancelFunc
+		stop, cancelYield = context.WithCancel(stop)
+		defer context.AfterFunc(r.req.Yield, cancelYield)()
+		defer cancelYield()
 	}
 	defer cancelStop()
 	r.ctx, r.stop = ctx, stop

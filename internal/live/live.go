@@ -263,10 +263,11 @@ func newScheduler(cfg config.Config, queue redeliver.API, log *slog.Logger) *red
 // source's pollers (always receiving) to take the messages waiting first.
 const giveWayHold = 5 * time.Second
 
-// giveWayFirstPass is how long a batch that gives way evicts first: long
-// enough for a batch's first evictions at its share of the cluster's pace
-// (DRAINPIPE_CLUSTER_EVICTION_RATE), short enough that the batches waiting
-// behind it are cordoned within seconds.
+// giveWayFirstPass is how long a batch that gives way evicts first, with
+// retries, before its drains send the pods not yet sent their eviction
+// once each and end (drain.Request.Yield): long enough for a budget's
+// first grants to come back, short enough that the batches waiting behind
+// it are cordoned within seconds.
 const giveWayFirstPass = 2 * time.Second
 
 // giveWay configures the handler's giving way: off without a queue to ask

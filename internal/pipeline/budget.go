@@ -70,13 +70,27 @@ func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Durati
 // with the batch's cause, when the batch gives way (handler.Yielding),
 // while ctx itself lives on to settle the hooks.
 func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
-	cancels := []context.CancelFunc{}
+	var cancels []context.CancelFunc
 	if y := handler.Yielding(ctx); y.Done() != nil {
 		var c context.CancelCauseFunc
 		ctx, c = context.WithCancelCause(ctx)
 		stop := context.AfterFunc(y, func() { c(context.Cause(y)) })
 		cancels = append(cancels, func() { stop(); c(nil) })
 	}
+	ctx, c := a.bounds(ctx, deadline)
+	return ctx, func() {
+		c()
+		for _, c := range cancels {
+			c()
+		}
+	}
+}
+
+// bounds is budget without the batch's giving way: the drain's own
+// requests, which a give-way ends through drain.Request.Yield instead,
+// once each pod has had its eviction sent.
+func (a *Actor) bounds(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	var cancels []context.CancelFunc
 	if dl, ok := ctx.Deadline(); ok {
 		var c context.CancelFunc
 		ctx, c = context.WithDeadline(ctx, dl.Add(-a.cfg.HookReserve))

@@ -28,7 +28,14 @@ func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.
 	if wait {
 		return r
 	}
-	r = a.runDrain(dctx, dt, d, req, stopAt, margin, log)
+	// The Run's requests outlive a give-way (req.Yield): its pods are
+	// sent their evictions before the record goes back.
+	rctx, cancelRun := a.bounds(bctx, stopAt)
+	defer cancelRun()
+	if y := handler.Yielding(ctx); y.Done() != nil {
+		req.Yield = y
+	}
+	r = a.runDrain(dctx, rctx, dt, d, req, stopAt, margin, log)
 	leave(ctx, r)
 	return r
 }
@@ -50,10 +57,17 @@ func (a *Actor) reportBy(ctx context.Context, req *drain.Request) (context.Conte
 	return context.WithDeadline(ctx, dl.Add(-reportReserve))
 }
 
-// runDrain runs the drainer once within ctx and reads its report.
-func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req drain.Request, stopAt time.Time, margin time.Duration, log *slog.Logger) handler.Result {
+// runDrain runs the drainer once within rctx and reads its report; dctx
+// is rctx ending also when the batch gives way, with its cause.
+func (a *Actor) runDrain(dctx, rctx context.Context, dt drainTarget, d Drainer, req drain.Request, stopAt time.Time, margin time.Duration, log *slog.Logger) handler.Result {
 	stopped := dt.stopped
-	rep, err := d.Run(dctx, req)
+	rep, err := d.Run(rctx, req)
+	// Why the drain stopped: the batch's own cause first (dctx learns
+	// it a moment later).
+	cause := context.Cause(dctx)
+	if req.Yield != nil && req.Yield.Err() != nil {
+		cause = context.Cause(req.Yield)
+	}
 	a.rec.RecordDrain(dt.cluster, rep)
 	log.Info("drain run", "done", rep.Done, "evicted", len(rep.Evicted), "blocked_by_pdb", len(rep.BlockedByPDB),
 		"terminating", len(rep.Terminating), "skipped", len(rep.Skipped), "elapsed_ms", rep.Elapsed.Milliseconds())
@@ -62,8 +76,8 @@ func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req dr
 		return ignored(whyNotPending)
 	case err != nil && isNotFound(err):
 		return done(fmt.Sprintf("node %s disappeared during the drain", req.Node))
-	case err != nil && errors.Is(context.Cause(dctx), handler.ErrGaveWay):
-		return retry(fmt.Sprintf("node %s cordoned, its drain left to the redelivery: %v", req.Node, context.Cause(dctx)))
+	case err != nil && errors.Is(cause, handler.ErrGaveWay):
+		return retry(fmt.Sprintf("node %s cordoned, its drain left to the redelivery: %v", req.Node, cause))
 	case err != nil:
 		return retry(fmt.Sprintf("draining node %s: %v", req.Node, err))
 	case rep.Done && !req.Evict:
@@ -79,8 +93,8 @@ func (a *Actor) runDrain(dctx context.Context, dt drainTarget, d Drainer, req dr
 			less = fmt.Sprintf(" (less the %s safety margin)", margin)
 		}
 		return done(fmt.Sprintf("instance deadline passed%s before node %s finished draining: %s", less, req.Node, summary(rep)))
-	case errors.Is(context.Cause(dctx), handler.ErrGaveWay):
-		return retry(fmt.Sprintf("node %s: %v (%s)", req.Node, context.Cause(dctx), summary(rep)))
+	case errors.Is(cause, handler.ErrGaveWay):
+		return retry(fmt.Sprintf("node %s: %v (%s)", req.Node, cause, summary(rep)))
 	}
 	return retry(fmt.Sprintf("invocation budget ran out before node %s finished draining (%s); resuming on redelivery",
 		req.Node, summary(rep)))

@@ -17,9 +17,13 @@ func TestDrainStopsWhenItsBatchGivesWay(t *testing.T) {
 	yield, give := context.WithCancelCause(context.Background())
 	defer give(nil)
 	drainer := &fakeDrainer{report: drain.Report{BlockedByPDB: []string{"shop/db-0"}},
-		run: func(ctx context.Context, _ drain.Request) {
+		run: func(ctx context.Context, req drain.Request) {
 			give(handler.ErrGaveWay) // the batch gives way while this drain waits on a budget
-			<-ctx.Done()
+			if req.Yield == nil {
+				t.Error("the drain request carries no Yield: a give-way cannot stop it")
+				return
+			}
+			<-req.Yield.Done() // the Run stops retrying; its requests' context lives on
 		}}
 	r := newRig(t, rigOpts{drainer: drainer})
 	ctx := handler.WithYield(context.Background(), yield)
