@@ -70,20 +70,24 @@ func (a *Actor) stopAt(deadline time.Time, stopped bool) (time.Time, time.Durati
 // with the batch's cause, when the batch gives way (handler.Yielding),
 // while ctx itself lives on to settle the hooks.
 func (a *Actor) budget(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
-	var cancels []context.CancelFunc
-	if y := handler.Yielding(ctx); y.Done() != nil {
-		var c context.CancelCauseFunc
-		ctx, c = context.WithCancelCause(ctx)
-		stop := context.AfterFunc(y, func() { c(context.Cause(y)) })
-		cancels = append(cancels, func() { stop(); c(nil) })
-	}
-	ctx, c := a.bounds(ctx, deadline)
+	ctx, cancelBounds := a.bounds(ctx, deadline)
+	ctx, cancelYield := yieldable(ctx)
 	return ctx, func() {
-		c()
-		for _, c := range cancels {
-			c()
-		}
+		cancelYield()
+		cancelBounds()
 	}
+}
+
+// yieldable returns ctx ending also, with the batch's cause, when the
+// batch gives way (handler.Yielding).
+func yieldable(ctx context.Context) (context.Context, context.CancelFunc) {
+	y := handler.Yielding(ctx)
+	if y.Done() == nil {
+		return ctx, func() {}
+	}
+	ctx, c := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(y, func() { c(context.Cause(y)) })
+	return ctx, func() { stop(); c(nil) }
 }
 
 // bounds is budget without the batch's giving way: the drain's own

@@ -19,7 +19,12 @@ func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.
 	stopAt, margin := a.stopAt(req.Deadline, dt.stopped)
 	bctx, cancelReport := a.reportBy(ctx, &req)
 	defer cancelReport()
-	dctx, cancel := a.budget(bctx, stopAt)
+	// The Run's requests (rctx) outlive a give-way, which ends the Run
+	// through req.Yield once its pods are sent their evictions; the waits
+	// before it (dctx) end with the give-way itself.
+	rctx, cancelRun := a.bounds(bctx, stopAt)
+	defer cancelRun()
+	dctx, cancel := yieldable(rctx)
 	defer cancel()
 	if dctx.Err() != nil {
 		return a.cordonOnly(ctx, d, req, log)
@@ -28,10 +33,6 @@ func (a *Actor) drain(ctx context.Context, dt drainTarget, d Drainer, req drain.
 	if wait {
 		return r
 	}
-	// The Run's requests outlive a give-way (req.Yield): its pods are
-	// sent their evictions before the record goes back.
-	rctx, cancelRun := a.bounds(bctx, stopAt)
-	defer cancelRun()
 	if y := handler.Yielding(ctx); y.Done() != nil {
 		req.Yield = y
 	}
