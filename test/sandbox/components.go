@@ -70,10 +70,14 @@ func (s *Sandbox) start(ctx context.Context, opts Options) error {
 			return fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	pn, err := freePorts(7)
+	claim, err := claimPorts(portLockDir(), portLow, portHigh, 7)
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.claim = claim
+	s.mu.Unlock()
+	pn := claim.ports
 	pt := ports{pn[0], pn[1], pn[2], pn[3], pn[4], pn[5]}
 	server := "https://127.0.0.1:" + strconv.Itoa(pt.apiserver)
 	ca, err := writePKI(&p, server)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,35 +179,6 @@ func alive(pid int, path string) bool {
 		return false
 	}
 	return true
-}
-
-// Ports are drawn below Linux's default ephemeral range (32768-60999) so
-// that no outgoing connection can take one between the draw and the bind.
-const portLow, portHigh = 20000, 32768
-
-// freePorts reserves n distinct loopback ports by listening on them all at
-// once, then releases them for the components to bind.
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for tries := 0; len(ports) < n; tries++ {
-		if tries == 1000 {
-			return nil, fmt.Errorf("reserving %d ports in %d-%d: too many in use", n, portLow, portHigh-1)
-		}
-		port := portLow + rand.IntN(portHigh-portLow)
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			continue // taken; draw another
-		}
-		ls = append(ls, l)
-		ports = append(ports, port)
-	}
-	return ports, nil
 }
 
 // tail returns the last n lines of a file, for error messages.

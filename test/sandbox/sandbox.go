@@ -75,6 +75,7 @@ type Sandbox struct {
 	log        *slog.Logger
 	eks        *EKSCluster
 	binDir     string
+	claim      *portClaim // the components' ports, kept from other sandboxes until Stop
 
 	// mu guards procs, launch and stopped against the faults (Restart,
 	// Pause), which may run while another goroutine calls PIDs or Stop.
@@ -192,8 +193,8 @@ func (s *Sandbox) Stop() error {
 		close(s.stopping)
 	}
 	s.stopped = true
-	procs, launch := s.procs, s.launch
-	s.procs, s.launch = nil, nil
+	procs, launch, claim := s.procs, s.launch, s.claim
+	s.procs, s.launch, s.claim = nil, nil, nil
 	s.mu.Unlock()
 	var errs []error
 	for i := len(procs) - 1; i >= 0; i-- {
@@ -204,6 +205,9 @@ func (s *Sandbox) Stop() error {
 	// Only now: the launcher thread's exit fires the children's Pdeathsig.
 	if launch != nil {
 		launch.close()
+	}
+	if claim != nil { // the components are gone: their ports are free
+		claim.release()
 	}
 	if s.ownDir && !s.keepDir && len(errs) == 0 {
 		if err := os.RemoveAll(s.dir); err != nil {

@@ -46,10 +46,12 @@ func TestWebhookReviewsTokens(t *testing.T) {
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(1)
+	claim, err := claimPorts(t.TempDir(), portLow, portHigh, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(claim.release)
+	ports := claim.ports
 	const cluster = "review-test"
 	kubeconfig, err := s.startWebhook(ctx, Options{EKSAuth: &EKSAuth{Cluster: cluster}}, s.runner(bin, logs, false), ports[0], "https://127.0.0.1:1", nil)
 	if err != nil {
