@@ -216,7 +216,7 @@ fuzz-ci: ## every fuzz target for FUZZTIME (100,000 executions) each; .ci/run ru
 # Pinned: gremlins, the mutation tester, installed from the module proxy into dist/tools (the
 # product module gains no dependency).
 GREMLINS ?= github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATION_PKGS ?= event policy lifecycle group handler config sweep restore hold nodemap awserr instance redeliver metrics eks kevents version preflight notify live pipeline
+MUTATION_PKGS ?= event policy lifecycle group handler config sweep restore hold nodemap awserr instance redeliver metrics eks kevents version preflight notify live pipeline drain
 # The floors every package must reach (percent).
 MUTATION_EFFICACY ?= 90
 MUTATION_COVERAGE ?= 85

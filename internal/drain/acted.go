@@ -71,9 +71,7 @@ func RecordActed(ctx context.Context, client kubernetes.Interface, name, key str
 			return nil
 		}
 		keys = append(keys, key)
-		if len(keys) > maxActed {
-			keys = keys[len(keys)-maxActed:]
-		}
+		keys = keys[max(0, len(keys)-maxActed):]
 		raw, err := json.Marshal(keys)
 		if err != nil {
 			return fmt.Errorf("encoding acted events: %w", err)

@@ -25,6 +25,8 @@ func TestRecordActed(t *testing.T) {
 	}{
 		{"instance-retirement", start, true},
 		{"instance-retirement", start.Add(30 * time.Minute), true}, // the other source's precision
+		{"instance-retirement", start.Add(-sameEventSlack), true},
+		{"instance-retirement", start.Add(sameEventSlack + time.Second), false},
 		{"instance-retirement", start.Add(48 * time.Hour), false},
 		{"system-reboot", start, false},
 	} {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestWatchClosingAtOnceBacksOff(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// A server (or proxy) that ends every watch at once: the Run must
 	// not spin reconnecting while it waits for the evicted pod.
 	s, client := newAPIServer(t)
@@ -34,7 +34,7 @@ func TestWatchClosingAtOnceBacksOff(t *testing.T) {
 }
 
 func TestStuckPodIsNotWaitedFor(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// Evicted, but a finalizer no one removes holds it: after its grace
 	// and the stuck timeout, the Run reports it stuck and is done.
 	s, client := newAPIServer(t)
@@ -54,7 +54,7 @@ func TestStuckPodIsNotWaitedFor(t *testing.T) {
 }
 
 func TestBlockedPodIsDeletedBeforeTheDeadline(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// A budget refuses every eviction; two margins before the deadline
 	// the pod is deleted with the grace left, under its UID.
 	refused := answer{code: http.StatusTooManyRequests, status: budgetRefusal(0)}

@@ -207,7 +207,7 @@ func budgetRefusal(retryAfter int32) *metav1.Status {
 }
 
 func TestGraceIsComputedAtEachSend(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// The server asks to come back in a second, as for a budget whose
 	// status is behind: the retry must carry the grace left by then.
 	s, client := newAPIServer(t, answer{code: http.StatusTooManyRequests, retryAfter: "1", status: budgetRefusal(1)})
@@ -228,7 +228,7 @@ func TestGraceIsComputedAtEachSend(t *testing.T) {
 }
 
 func TestRetryAfterIsBoundedByTheDeadline(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// Throttled with a 10 s Retry-After and a deadline 2 s away: one
 	// request, then the Run stops at its deadline instead of sleeping
 	// past it and re-sending.
@@ -254,7 +254,7 @@ func TestRetryAfterIsBoundedByTheDeadline(t *testing.T) {
 }
 
 func TestConflictWithTheSamePodRetries(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	// A 409 is not proof the pod was replaced: the GET shows the same UID,
 	// so the eviction is sent again.
 	conflict := answer{code: http.StatusConflict, status: &metav1.Status{

@@ -66,10 +66,10 @@ func chainOf(budgets []budgetChain, ns string, lbls map[string]string) *budgetCh
 // allowance goes through to let pods of its pods go: 0 while they all go
 // at once.
 func chainDepth(pods, allowance int) int {
-	if allowance < 1 || pods <= allowance {
+	if allowance < 1 {
 		return 0
 	}
-	return (pods - 1) / allowance
+	return max(pods-1, 0) / allowance
 }
 
 // waveChains counts, per budget, the pods on the nodes an instance drains

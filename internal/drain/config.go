@@ -127,9 +127,7 @@ func (c Config) withDefaults() Config {
 	if c.BackoffMax <= 0 {
 		c.BackoffMax = DefaultBackoffMax
 	}
-	if c.BackoffMax < c.BackoffInitial {
-		c.BackoffMax = c.BackoffInitial
-	}
+	c.BackoffMax = max(c.BackoffMax, c.BackoffInitial)
 	return c
 }
 

@@ -233,8 +233,11 @@ func TestCordonBacksOffOnConflicts(t *testing.T) {
 	if _, err := d.Run(context.Background(), Request{Node: "n1", Kind: "spot-interruption"}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if len(waits) != 2 || waits[0] < DefaultBackoffInitial/2 || waits[1] < DefaultBackoffInitial {
-		t.Errorf("waits between conflicting patches = %v, want two growing backoffs", waits)
+	// Equal jitter: the first wait within [initial/2, initial], the second
+	// within [initial, 2*initial].
+	if len(waits) != 2 || waits[0] < DefaultBackoffInitial/2 || waits[0] > DefaultBackoffInitial ||
+		waits[1] < DefaultBackoffInitial || waits[1] > 2*DefaultBackoffInitial {
+		t.Errorf("waits between conflicting patches = %v, want the first two backoffs", waits)
 	}
 }
 

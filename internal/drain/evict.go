@@ -58,11 +58,12 @@ func (t *target) sendGrace(deadline, now time.Time, margin time.Duration) *int64
 // initial, capped at most, with "equal jitter" (between half and all of
 // it) so refused evictions on many pods do not retry in lockstep.
 func backoff(n int, initial, most time.Duration, rnd func() float64) time.Duration {
-	d := initial
-	for i := 0; i < n && d < most; i++ {
-		d *= 2
+	// d never exceeds most, so doubling cannot overflow; 63 doublings
+	// bring any positive initial up to most.
+	d := min(initial, most)
+	for range min(n, 63) {
+		d = min(2*d, most)
 	}
-	d = min(d, most)
 	half := d / 2
 	return half + time.Duration(rnd()*float64(d-half))
 }

@@ -314,6 +314,7 @@ func TestNoticeEnd(t *testing.T) {
 		want     time.Time
 	}{
 		{"off", 0, time.Time{}, 30, time.Time{}},
+		{"negative: at once", -time.Minute, time.Time{}, 30, time.Time{}},
 		{"no deadline: the whole period", time.Minute, time.Time{}, 30, now.Add(time.Minute)},
 		{"far deadline: the whole period", time.Minute, now.Add(time.Hour), 30, now.Add(time.Minute)},
 		// Spot: 120 s left, 30 s grace, 5 s margin: evicted by 85 s.

@@ -42,9 +42,6 @@ func interruptionOf(req Request, deadline time.Time) Interruption {
 // period after now, but no later than its grace and margin still fit
 // before the deadline. Zero means at once.
 func noticeEnd(now time.Time, period time.Duration, deadline time.Time, grace int64, margin time.Duration) time.Time {
-	if period <= 0 {
-		return time.Time{}
-	}
 	end := now.Add(period)
 	if !deadline.IsZero() {
 		end = minTime(end, deadline.Add(-time.Duration(grace)*time.Second-margin))

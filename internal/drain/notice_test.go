@@ -145,6 +145,54 @@ func TestAnnounceWarnAll(t *testing.T) {
 	}
 }
 
+// Warning every pod leaves out the pods already terminating: they are not
+// evicted.
+func TestAnnounceAllWarnsOnlyPodsToBeEvicted(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.WarnAll = true
+	s := newNoticeScene(t, cfg, pod("a", ownedBy("ReplicaSet", "rs")),
+		pod("leaving", ownedBy("ReplicaSet", "rs"), func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: noticeNow} }))
+	s.r.announceAll()
+	var warned []string
+	for _, e := range s.events {
+		warned = append(warned, e.Pod)
+	}
+	if len(warned) != 1 || warned[0] != "ns/a" {
+		t.Errorf("warned %v, want [ns/a]", warned)
+	}
+}
+
+// A pod whose notice has ended, even at this very moment, goes on to its
+// eviction though the Run is stopping (every pod gets at least one
+// eviction sent); a pod still under notice does not.
+func TestAwaitNoticeGoesOnOnceTheNoticeEnds(t *testing.T) {
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	d := New(nil, DefaultConfig(), nil)
+	d.now = func() time.Time { return noticeNow }
+	r := &run{d: d, stop: stopped}
+	tests := []struct {
+		name    string
+		evictAt time.Time
+		want    bool
+	}{
+		{"no notice", time.Time{}, true},
+		{"ended", noticeNow.Add(-time.Second), true},
+		{"ends now", noticeNow, true},
+		{"under notice", noticeNow.Add(time.Hour), false},
+	}
+	for _, tt := range tests {
+		// Many times: the answer must not depend on which of the stop and
+		// the notice's end is seen first.
+		for range 100 {
+			if got := r.awaitNotice(&target{evictAt: tt.evictAt, gone: make(chan struct{})}); got != tt.want {
+				t.Errorf("%s: awaitNotice = %v, want %v", tt.name, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
 func TestParseInterruption(t *testing.T) {
 	for _, bad := range []string{"", "{", "[]"} {
 		if _, err := ParseInterruption(bad); err == nil {

@@ -23,7 +23,7 @@ func take(p *Pace, now time.Time, urgent bool) bool {
 // burst (at least one request per instance), each instance asking as fast
 // as it can.
 func TestPaceSumKeepsTheClusterRate(t *testing.T) {
-	t.Parallel() // waits on real time; in parallel, each mutant's run of the package stays short
+	t.Parallel() // waits on real time; in parallel, the package's short tests stay short
 	t0 := time.Unix(1e9, 0)
 	for _, c := range []struct{ rate, instances int }{{200, 1}, {200, 10}, {200, 3}, {200, 200}, {1000, 10}, {50, 1000}} {
 		paces := make([]*Pace, c.instances)

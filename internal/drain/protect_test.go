@@ -22,6 +22,8 @@ func TestProtection(t *testing.T) {
 		{"false", true, false, time.Time{}},
 		{"2h", true, true, start.Add(2 * time.Hour)},
 		{"30m", true, false, start.Add(30 * time.Minute)},
+		{"0s", true, false, start}, // protected for no time at all
+		{"-1m", true, true, time.Time{}},
 		{"soon", true, true, time.Time{}}, // unreadable: kept, for ever
 	}
 	for _, tt := range tests {

@@ -21,6 +21,7 @@ func TestGraceForEndsOrdinaryPodsBeforeTheReserve(t *testing.T) {
 	}{
 		{"ordinary ends at the reserve", false, 2 * time.Minute, ptr.To[int64](105)},
 		{"critical ends at the margin", true, 2 * time.Minute, ptr.To[int64](115)},
+		{"ordinary with a second before the reserve gets that second", false, 16 * time.Second, ptr.To[int64](1)},
 		{"ordinary inside the reserve falls back to the margin", false, 15 * time.Second, ptr.To[int64](10)},
 		{"no deadline keeps its own", false, 0, nil},
 	}

@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -57,4 +58,33 @@ func TestDrainSaysEveryPodEvictedBeforeThePodsGo(t *testing.T) {
 	}
 	cancel()
 	<-ran
+}
+
+// A failed write of the every-pod-evicted report is logged while the Run
+// goes on; once the Run has ended, its final report follows and the cut
+// write is no news.
+func TestMarkSentLogsAFailedWriteWhileTheRunGoesOn(t *testing.T) {
+	const msg = "drain report (every pod evicted) not written"
+	for _, ended := range []bool{false, true} {
+		client := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+		client.PrependReactor("patch", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, errors.New("connection reset by peer")
+		})
+		var l debugLog
+		r := &run{d: New(client, DefaultConfig(), nil), log: l.logger(), req: Request{Node: "n1", Kind: "spot-interruption"},
+			changed: make(chan struct{}), targets: map[string]*target{"ns/a": {key: "ns/a", state: stateEvicted}}}
+		ctx, cancel := context.WithCancel(t.Context())
+		if ended {
+			cancel()
+		}
+		r.markSent(ctx)
+		cancel()
+		want := 1
+		if ended {
+			want = 0
+		}
+		if n := len(l.records(t, msg)); n != want {
+			t.Errorf("Run ended %v: %q logged %d times, want %d", ended, msg, n, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -239,6 +240,44 @@ func TestOverloaded(t *testing.T) {
 	} {
 		if got := overloaded(c.err); got != c.want {
 			t.Errorf("%s: overloaded %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A share reports whether its rate changed, so that the Pace resizes its
+// bucket and seats only then; an answer of exactly slowAnswer is not slow,
+// and an answer exactly quietSpell after the last probes again.
+func TestShareReportsWhetherTheRateChanged(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	s := newShare(200, 10) // fair share 20, 3 seats
+	at := t0
+	// answer comes gap after the last, to a request sent took before it.
+	answer := func(gap, took time.Duration, overload bool) func() bool {
+		return func() bool {
+			at = at.Add(gap)
+			return s.answered(at.Add(-took), at, overload)
+		}
+	}
+	const fast = 10 * time.Millisecond
+	for _, step := range []struct {
+		name        string
+		do          func() bool
+		wantChanged bool
+		wantRate    float64
+	}{
+		{"crowded at the fair share", func() bool { return s.crowd(true) }, false, 20},
+		{"uncrowded", func() bool { return s.crowd(false) }, false, 20},
+		{"an answer of exactly slowAnswer is fast", answer(time.Second, slowAnswer, false), true, 40},
+		{"overloaded: halved", answer(time.Second, fast, true), true, 20},
+		{"overloaded at the fair share", answer(time.Second, fast, true), false, 20},
+		{"after an overload, a fast answer adds a fair share per seats", answer(quietSpell-time.Millisecond, fast, false), true, 20 + 20.0/3},
+		{"an answer quietSpell after the last probes again", answer(quietSpell, fast, false), true, 20 + 20.0/3 + 20},
+		{"up to the cluster's rate", func() bool { s.rate = 190; return answer(time.Second, fast, false)() }, true, 200},
+		{"at the cluster's rate", answer(time.Second, fast, false), false, 200},
+		{"crowded above the fair share", func() bool { return s.crowd(true) }, true, 20},
+	} {
+		if changed := step.do(); changed != step.wantChanged || math.Abs(s.rate-step.wantRate) > 1e-9 {
+			t.Errorf("%s: changed %v at %.2f, want %v at %.2f", step.name, changed, s.rate, step.wantChanged, step.wantRate)
 		}
 	}
 }

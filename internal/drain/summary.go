@@ -138,11 +138,9 @@ func (s *Summary) bound() {
 }
 
 func clip[T any](l []T, more *int) []T {
-	if len(l) <= maxListed {
-		return l
-	}
-	*more += len(l) - maxListed
-	return l[:maxListed]
+	n := min(len(l), maxListed)
+	*more += len(l) - n
+	return l[:n]
 }
 
 // clipReasons is l with each reason clipped, in a new slice: l may be a

@@ -124,8 +124,9 @@ func TestHookDrainYieldsToTheWavesDeadlines(t *testing.T) {
 }
 
 // An instance's share keeps to the fair share while other drains are
-// under way: held nodes, not its own, first cordoned within five minutes,
-// whose drains have not reported done. A lone drain's does not.
+// under way: held nodes, not its own, first cordoned within five minutes
+// (five minutes ago is not within), whose drains have not reported done.
+// A lone drain's does not.
 func TestOtherDrainsKeepTheShareFair(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	held := func(name string, first time.Time, report string) *corev1.Node {
@@ -137,6 +138,7 @@ func TestOtherDrainsKeepTheShareFair(t *testing.T) {
 		held("mine", now.Add(-time.Second), ""),
 		held("finished", now.Add(-time.Minute), `{"state":"done"}`),
 		held("long-held", now.Add(-time.Hour), `{"state":"draining"}`),
+		held("held-five-minutes", now.Add(-yieldHorizon), ""),
 	)
 	d := New(client, DefaultConfig(), nil)
 	d.now = func() time.Time { return now }
@@ -191,10 +193,25 @@ func TestADrainsNodeIsItsOwnFromTheCordon(t *testing.T) {
 	}
 }
 
+// Two drains of one node at once count it as the instance's own until both end; then the instance forgets it.
+func TestPaceCountsEachDrainOfANode(t *testing.T) {
+	p := newPace(200, 10, &fakeClock{now: time.Unix(1e9, 0)})
+	first, second := p.drainingNode("n1"), p.drainingNode("n1")
+	first()
+	if !p.draining("n1") {
+		t.Error("one of two drains ended: the node no longer counted as the instance's own")
+	}
+	second()
+	if p.draining("n1") || len(p.nodes) != 0 {
+		t.Errorf("both drains ended: draining %v, %d nodes still counted", p.draining("n1"), len(p.nodes))
+	}
+}
+
 // A node held for several threats is at risk by its earliest deadline to
 // come, not by the single-hold marks, which name the newest hold: a Spot
 // warning then a scheduled change days ahead still holds hook drains back
-// until the Spot deadline; a hold whose deadline passed holds nothing.
+// until the Spot deadline; a hold whose deadline passed holds nothing. A
+// deadline five minutes ahead is at risk, one a second further is not.
 func TestDeadlineAtRiskIsTheEarliestOfTheHolds(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	stamp := func(d time.Duration) string { return now.Add(d).UTC().Format(annotationTimeLayout) }
@@ -210,7 +227,12 @@ func TestDeadlineAtRiskIsTheEarliestOfTheHolds(t *testing.T) {
 	for _, c := range []struct {
 		node *corev1.Node
 		want time.Time
-	}{{both, now.Add(90 * time.Second)}, {gone, time.Time{}}} {
+	}{
+		{both, now.Add(90 * time.Second)},
+		{gone, time.Time{}},
+		{heldNode("at-the-horizon", now.Add(yieldHorizon), ""), now.Add(yieldHorizon)},
+		{heldNode("past-the-horizon", now.Add(yieldHorizon+time.Second), ""), time.Time{}},
+	} {
 		d := New(fake.NewClientset(c.node), DefaultConfig(), nil)
 		d.now = func() time.Time { return now }
 		var dl deadlines
