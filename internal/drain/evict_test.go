@@ -1,10 +1,8 @@
 package drain
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +28,7 @@ type evictScene struct {
 	r      *run
 	t      *target
 	client *fake.Clientset
-	logs   bytes.Buffer
+	logs   debugLog
 
 	mu     sync.Mutex
 	events []Event
@@ -63,7 +61,7 @@ func newEvictScene(t *testing.T, objs []runtime.Object, script ...error) *evictS
 	}
 	d := New(s.client, cfg, nil)
 	d.now = func() time.Time { return evictNow }
-	log := slog.New(slog.NewJSONHandler(&s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := s.logs.logger()
 	r, err := d.newRun(context.Background(), Request{Node: "n1", Kind: "spot-interruption", Evict: true}, log)
 	if err != nil {
 		t.Fatal(err)
@@ -121,8 +119,8 @@ func TestEvictRetriesUntilAccepted(t *testing.T) {
 			if got := s.count("create", "pods", "eviction"); got != len(tt.script)+1 {
 				t.Errorf("%d evictions sent, want %d", got, len(tt.script)+1)
 			}
-			if !strings.Contains(s.logs.String(), tt.wantAttempts) {
-				t.Errorf("log does not say %s:\n%s", tt.wantAttempts, s.logs.String())
+			if !strings.Contains(s.logs.buf.String(), tt.wantAttempts) {
+				t.Errorf("log does not say %s:\n%s", tt.wantAttempts, s.logs.buf.String())
 			}
 			if got := s.count("list", "poddisruptionbudgets", ""); got != tt.wantLooks {
 				t.Errorf("looked for a budget's grant %d times, want %d", got, tt.wantLooks)
@@ -172,8 +170,8 @@ func TestConflictedEvictionReadsThePod(t *testing.T) {
 			if got := s.count("create", "pods", "eviction"); got != tt.wantSent {
 				t.Errorf("%d evictions sent, want %d", got, tt.wantSent)
 			}
-			if !strings.Contains(s.logs.String(), tt.wantLog) {
-				t.Errorf("log does not say %s:\n%s", tt.wantLog, s.logs.String())
+			if !strings.Contains(s.logs.buf.String(), tt.wantLog) {
+				t.Errorf("log does not say %s:\n%s", tt.wantLog, s.logs.buf.String())
 			}
 			var types []EventType
 			for _, e := range s.events {

@@ -215,8 +215,7 @@ func TestBackoff(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	pods := schema.GroupResource{Resource: "pods"}
-	budget := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
-	budget.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause}}
+	budget := budgetRefused()
 	processing := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)
 	processing.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause, Message: "The disruption budget b is still being processed by the server."}}
 	nsGoing := apierrors.NewForbidden(pods, "p", errors.New("namespace terminating"))

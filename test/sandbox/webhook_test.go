@@ -46,7 +46,7 @@ func TestWebhookReviewsTokens(t *testing.T) {
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	claim, err := claimPorts(t.TempDir(), portLow, portHigh, 1)
+	claim, err := claimPorts(portLockDir(), portLow, portHigh, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
