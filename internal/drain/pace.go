@@ -34,6 +34,9 @@ type Pace struct {
 	burst   int
 	tat     time.Time // when the bucket would be full again (GCRA's theoretical arrival time)
 	waiting turnQueue
+	// changed closes when the rate changes: the waiters, asleep until
+	// the token the old rate would free, look again.
+	changed chan struct{}
 }
 
 // Place is a request's standing when requests wait.
@@ -156,7 +159,19 @@ func (p *Pace) crowd(crowded bool) {
 // must be held.
 func (p *Pace) applyLocked() {
 	rate := p.share.rate
-	p.every = time.Duration(float64(time.Second) / rate)
+	every := time.Duration(float64(time.Second) / rate)
+	// The bucket keeps the requests it owes, not the time: at the old
+	// interval, tat-now was that many requests, and they take the new
+	// interval each. A rise frees its extra tokens at once; a cut does
+	// not free a burst.
+	if now := p.clock.Now(); p.every > 0 && p.tat.After(now) {
+		p.tat = now.Add(time.Duration(float64(p.tat.Sub(now)) * float64(every) / float64(p.every)))
+	}
+	p.every = every
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
 	p.burst = max(1, int(rate))
 	p.seats.setLimit(p.share.seats())
 	p.eventSeats.setLimit(p.share.seats())
@@ -207,7 +222,7 @@ func overloaded(err error) bool {
 func (p *Pace) token(ctx context.Context, prio int) error {
 	p.mu.Lock()
 	granted := p.waiting.add(prio)
-	next := p.serveLocked(p.clock.Now())
+	next, changed := p.serveLocked(p.clock.Now()), p.changed
 	p.mu.Unlock()
 	for {
 		var wake <-chan time.Time
@@ -225,9 +240,10 @@ func (p *Pace) token(ctx context.Context, prio int) error {
 			}
 			return ctx.Err()
 		case <-wake:
+		case <-changed:
 		}
 		p.mu.Lock()
-		next = p.serveLocked(p.clock.Now())
+		next, changed = p.serveLocked(p.clock.Now()), p.changed
 		p.mu.Unlock()
 	}
 }

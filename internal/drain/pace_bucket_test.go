@@ -1,6 +1,8 @@
 package drain
 
 import (
+	"context"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -79,5 +81,89 @@ func TestTurnsGoDeadlinesThenDepthThenRetries(t *testing.T) {
 				t.Errorf("urgent %v, depth %d: turn %d, want the deepest's %d", urgent, d, got, deepest)
 			}
 		}
+	}
+}
+
+// A change of rate keeps the requests the bucket owes, not the time it
+// owes: when the share rises, the tokens it adds are free at once (a lone
+// drain's slow start does not pay its first requests at the fair share's
+// interval), and when it is cut, the requests already sent count against
+// the smaller bucket (a cut does not free a burst).
+func TestPaceRateChangeKeepsTheRequestsOwed(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	set := func(p *Pace, rate float64) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.share.rate = rate
+		p.applyLocked()
+	}
+	takeAll := func(p *Pace) int {
+		n := 0
+		for n < 1000 && take(p, t0, false) {
+			n++
+		}
+		return n
+	}
+
+	up := newPace(200, 10, &fakeClock{now: t0}) // the fair share: 20 a second, a burst of 20
+	if n := takeAll(up); n != 20 {
+		t.Fatalf("fair share: %d requests at once, want its burst of 20", n)
+	}
+	set(up, 200)
+	if n := takeAll(up); n != 180 {
+		t.Errorf("risen to 200 a second with 20 requests sent: %d more at once, want 180 (a burst of 200 less the 20 owed)", n)
+	}
+
+	down := newPace(200, 1, &fakeClock{now: t0}) // a burst of 200
+	for range 100 {
+		if !take(down, t0, false) {
+			t.Fatal("a request of the first 100 waited")
+		}
+	}
+	set(down, 100)
+	if n := takeAll(down); n != 0 {
+		t.Errorf("cut to 100 a second with 100 requests sent: %d more at once, want none (the bucket of 100 is spent)", n)
+	}
+}
+
+// A request waiting for a token looks again when the rate rises, not at
+// the instant the old rate would have freed one: no timer of the test's
+// clock ever fires, so only the rise can let it go.
+func TestPaceWaiterGoesWhenTheRateRises(t *testing.T) {
+	t0 := time.Unix(1e9, 0)
+	p := newPace(200, 10, &fakeClock{now: t0})
+	for range 20 {
+		if !take(p, t0, false) {
+			t.Fatal("a request of the burst waited")
+		}
+	}
+	got := make(chan error, 1)
+	go func() { got <- p.token(context.Background(), turn(Place{})) }()
+	waitWaiting(t, p)
+	p.mu.Lock()
+	p.share.rate = 200
+	p.applyLocked()
+	p.mu.Unlock()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("token: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting request still waits after the rate rose to 200 a second with 20 requests owed")
+	}
+}
+
+// waitWaiting returns once a request waits in p's queue.
+func waitWaiting(t *testing.T, p *Pace) {
+	t.Helper()
+	for {
+		p.mu.Lock()
+		n := p.waiting.len()
+		p.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		runtime.Gosched()
 	}
 }

@@ -95,11 +95,20 @@ func (s *share) answered(sent, now time.Time, overload bool) bool {
 }
 
 // crowd sets whether other instances drain, and reports whether the rate
-// changed: crowded, it drops to the fair share at once.
+// changed: crowded, it drops to the fair share at once; alone while it
+// probes (no overload since it started or since a quiet spell), it takes
+// the cluster's whole rate at once, so a lone drain pays no slow start.
+// A wave's instances that each find themselves alone before their
+// cordons show rise no further than their slow start would take them
+// within a few answers, and drop to the fair share at their next look.
 func (s *share) crowd(crowded bool) bool {
 	s.crowded = crowded
-	if crowded && s.rate > s.floor {
+	switch {
+	case crowded && s.rate > s.floor:
 		s.rate = s.floor
+		return true
+	case !crowded && s.probing && s.rate < s.ceiling:
+		s.rate = s.ceiling
 		return true
 	}
 	return false

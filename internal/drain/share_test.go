@@ -266,10 +266,11 @@ func TestShareReportsWhetherTheRateChanged(t *testing.T) {
 		wantRate    float64
 	}{
 		{"crowded at the fair share", func() bool { return s.crowd(true) }, false, 20},
-		{"uncrowded", func() bool { return s.crowd(false) }, false, 20},
-		{"an answer of exactly slowAnswer is fast", answer(time.Second, slowAnswer, false), true, 40},
-		{"overloaded: halved", answer(time.Second, fast, true), true, 20},
+		{"a fast answer while crowded", answer(time.Second, fast, false), false, 20},
 		{"overloaded at the fair share", answer(time.Second, fast, true), false, 20},
+		{"uncrowded after an overload", func() bool { return s.crowd(false) }, false, 20},
+		{"an answer of exactly slowAnswer is fast", answer(time.Second, slowAnswer, false), true, 20 + 20.0/3},
+		{"overloaded: halved, to no less than the fair share", answer(time.Second, fast, true), true, 20},
 		{"after an overload, a fast answer adds a fair share per seats", answer(quietSpell-time.Millisecond, fast, false), true, 20 + 20.0/3},
 		{"an answer quietSpell after the last probes again", answer(quietSpell, fast, false), true, 20 + 20.0/3 + 20},
 		{"up to the cluster's rate", func() bool { s.rate = 190; return answer(time.Second, fast, false)() }, true, 200},
@@ -279,5 +280,30 @@ func TestShareReportsWhetherTheRateChanged(t *testing.T) {
 		if changed := step.do(); changed != step.wantChanged || math.Abs(s.rate-step.wantRate) > 1e-9 {
 			t.Errorf("%s: changed %v at %.2f, want %v at %.2f", step.name, changed, s.rate, step.wantChanged, step.wantRate)
 		}
+	}
+}
+
+// A drain that finds no other under way when it first looks, or after a
+// quiet spell, starts at the cluster's whole rate: a lone drain, the
+// common case, pays no slow start. One that finds others keeps to the
+// fair share, and after an overload the share rises only by answers.
+func TestShareLoneDrainStartsAtTheClusterRate(t *testing.T) {
+	s := newShare(200, 10)
+	if !s.crowd(false) || s.rate != 200 || s.seats() != 25 {
+		t.Fatalf("a fresh share finding no other drain: rate %.0f with %d seats, want 200 with 25", s.rate, s.seats())
+	}
+	crowded := newShare(200, 10)
+	if crowded.crowd(true) || crowded.rate != 20 {
+		t.Errorf("a fresh share finding other drains: rate %.0f, want the fair 20", crowded.rate)
+	}
+	t0 := time.Unix(1e9, 0)
+	s.answered(t0, t0.Add(time.Second), true) // an overload: 100
+	if s.crowd(false) || s.rate != 100 {
+		t.Errorf("uncrowded after an overload: rate %.0f, want 100 (it rises by answers)", s.rate)
+	}
+	at := t0.Add(time.Second + quietSpell)
+	s.answered(at, at.Add(10*time.Millisecond), false) // a quiet spell: probing again
+	if !s.crowd(false) || s.rate != 200 {
+		t.Errorf("uncrowded after a quiet spell: rate %.0f, want 200", s.rate)
 	}
 }
