@@ -91,12 +91,6 @@ func TestTurnsGoDeadlinesThenDepthThenRetries(t *testing.T) {
 // the smaller bucket (a cut does not free a burst).
 func TestPaceRateChangeKeepsTheRequestsOwed(t *testing.T) {
 	t0 := time.Unix(1e9, 0)
-	set := func(p *Pace, rate float64) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.share.rate = rate
-		p.applyLocked()
-	}
 	takeAll := func(p *Pace) int {
 		n := 0
 		for n < 1000 && take(p, t0, false) {
@@ -109,7 +103,7 @@ func TestPaceRateChangeKeepsTheRequestsOwed(t *testing.T) {
 	if n := takeAll(up); n != 20 {
 		t.Fatalf("fair share: %d requests at once, want its burst of 20", n)
 	}
-	set(up, 200)
+	setRate(up, 200)
 	if n := takeAll(up); n != 180 {
 		t.Errorf("risen to 200 a second with 20 requests sent: %d more at once, want 180 (a burst of 200 less the 20 owed)", n)
 	}
@@ -120,7 +114,7 @@ func TestPaceRateChangeKeepsTheRequestsOwed(t *testing.T) {
 			t.Fatal("a request of the first 100 waited")
 		}
 	}
-	set(down, 100)
+	setRate(down, 100)
 	if n := takeAll(down); n != 0 {
 		t.Errorf("cut to 100 a second with 100 requests sent: %d more at once, want none (the bucket of 100 is spent)", n)
 	}
@@ -140,10 +134,7 @@ func TestPaceWaiterGoesWhenTheRateRises(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- p.token(context.Background(), turn(Place{})) }()
 	waitWaiting(t, p)
-	p.mu.Lock()
-	p.share.rate = 200
-	p.applyLocked()
-	p.mu.Unlock()
+	setRate(p, 200)
 	select {
 	case err := <-got:
 		if err != nil {
@@ -152,6 +143,15 @@ func TestPaceWaiterGoesWhenTheRateRises(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiting request still waits after the rate rose to 200 a second with 20 requests owed")
 	}
+}
+
+// setRate sets p's share to rate, as an answer or a look at the held
+// nodes would.
+func setRate(p *Pace, rate float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.share.rate = rate
+	p.applyLocked()
 }
 
 // waitWaiting returns once a request waits in p's queue.

@@ -13,9 +13,10 @@ import (
 // which it never goes below, and rises while answers come back fast, up to
 // the cluster's whole rate, which one instance never exceeds; an
 // overloaded answer (a 429 from API Priority and Fairness, a server
-// error, a timeout) or a slow one (see slowAnswer) halves it. A lone drain, the common case, so reaches the cluster's rate within
-// a dozen answers; concurrent drains, whose excess queues in the API
-// server and slows every answer, settle near what it serves.
+// error, a timeout) or a slow one (see slowAnswer) halves it. A lone
+// drain, the common case, takes the cluster's rate at once (see crowd);
+// concurrent drains, whose excess queues in the API server and slows
+// every answer, settle near what it serves.
 //
 // Until its first overload, and again after a quiet spell, it rises by a
 // whole fair share per fast answer (a slow start: the cluster's rate
