@@ -98,6 +98,10 @@ type Config struct {
 	// SweepRule is the ARN (or name) of the EventBridge schedule rule whose
 	// Scheduled Events run the sweep; empty ignores every scheduled event.
 	SweepRule string
+	// CordonQueueARN is the ARN of the cordon queue: its batches are
+	// copies of the work queue's notices, acted on by a cordon and hold
+	// alone; empty when there is none.
+	CordonQueueARN string
 	// KubeEvents records Kubernetes events on drained nodes and pods.
 	KubeEvents bool
 	// Metrics writes CloudWatch embedded-format metrics to stdout.
@@ -218,6 +222,7 @@ func Load(getenv func(string) string) (Config, error) {
 	r.parse("WEBHOOK_TEMPLATE", func(v string) error { _, err := webhook.ParseTemplate(v); c.WebhookTemplate = v; return err })
 	r.parse("WEBHOOK_HEADERS", func(v string) (err error) { c.WebhookHeaders, err = webhook.ParseHeaders(v); return err })
 	r.parse("SWEEP_RULE", func(v string) (err error) { c.SweepRule, err = parseSweepRule(v); return err })
+	r.parse("CORDON_QUEUE_ARN", func(v string) (err error) { c.CordonQueueARN, err = parseQueueARN(v); return err })
 	r.boolean("KUBE_EVENTS", &c.KubeEvents)
 	r.boolean("METRICS", &c.Metrics)
 	r.parse("METRICS_STACK", func(v string) (err error) { c.MetricsStack, err = parseDimensionValue(v); return err })
@@ -260,6 +265,18 @@ func parseDimensionValue(v string) (string, error) {
 }
 
 // parseSweepRule accepts an EventBridge rule ARN or a rule name.
+// parseQueueARN accepts an SQS queue's ARN
+// (arn:PARTITION:sqs:REGION:ACCOUNT:NAME): the event source ARN of the
+// records it names.
+func parseQueueARN(v string) (string, error) {
+	p := strings.Split(v, ":")
+	if len(p) != 6 || p[0] != "arn" || p[1] == "" || p[2] != "sqs" || p[3] == "" || len(p[4]) != 12 || p[5] == "" ||
+		len(p[5]) > 80 || strings.ContainsAny(p[5], " /") {
+		return "", fmt.Errorf("want an SQS queue ARN (arn:aws:sqs:REGION:ACCOUNT:NAME), got %q", v)
+	}
+	return v, nil
+}
+
 func parseSweepRule(v string) (string, error) {
 	if strings.HasPrefix(v, "arn:") {
 		if !strings.Contains(v, ":events:") || !strings.Contains(v, ":rule/") {

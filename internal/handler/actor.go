@@ -30,6 +30,9 @@ type Task struct {
 	// that carried it: whether a hook is on its last delivery is decided
 	// from its own records, not from the task's other ones.
 	HookReceiveCounts map[event.Lifecycle]int
+	// Copy is set for a task of the cordon queue (Options.CordonQueue):
+	// the actor cordons, taints and holds the node and does nothing else.
+	Copy bool
 }
 
 // Status is how a task ended.

@@ -66,6 +66,10 @@ type Options struct {
 	SweepRule string
 	// Sweeper runs the sweeps; nil ignores sweep messages with a reason.
 	Sweeper Sweeper
+	// CordonQueue is the ARN of the cordon queue
+	// (DRAINPIPE_CORDON_QUEUE_ARN): its batches are cordon copies
+	// (cordoncopy.go). Empty: none.
+	CordonQueue string
 }
 
 // Handler handles SQS batches. It is safe for concurrent use.
@@ -104,7 +108,13 @@ func New(o Options) *Handler {
 func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
 	p := h.plan(batch.Records, originOf(ctx))
-	results, gave, way := h.run(ctx, p.tasks, queueOf(batch.Records))
+	queue := queueOf(batch.Records)
+	copies := h.isCopyBatch(queue)
+	if copies {
+		markCopies(p.tasks)
+		queue = "" // a copy batch is quick and never gives way
+	}
+	results, gave, way := h.run(ctx, p.tasks, queue)
 
 	// An empty list, not null: the documented shape for "whole batch done".
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
@@ -113,6 +123,9 @@ func (h *Handler) Handle(ctx context.Context, batch events.SQSEvent) (events.SQS
 	var held []heldRecord
 	for i, r := range p.records {
 		r.settle(p.tasks, results, start)
+		if copies {
+			r.acknowledge()
+		}
 		counts[r.outcome]++
 		if r.outcome == outcomeRetry {
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.messageID})

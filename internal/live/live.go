@@ -248,6 +248,7 @@ func NewHandler(cfg config.Config, actor handler.Actor, sweeper handler.Sweeper,
 		OnHold:          onHold,
 		GiveWay:         giveWay(cfg, sched),
 		SweepRule:       cfg.SweepRule,
+		CordonQueue:     cfg.CordonQueueARN,
 		Sweeper:         sweeper,
 	})
 }

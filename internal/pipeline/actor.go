@@ -117,6 +117,9 @@ func New(cfg Config, d Deps) (*Actor, error) {
 // Retry means the message should come back (the drain resumes where it
 // stopped).
 func (a *Actor) Act(ctx context.Context, t handler.Task) handler.Result {
+	if t.Copy {
+		return a.actCopy(ctx, t)
+	}
 	if t.InstanceID == "" && t.Reservation != "" {
 		return a.actOnReservation(ctx, t)
 	}

@@ -30,7 +30,8 @@ import (
 // random sequences of what AWS sends for one instance — Spot warnings, AWS
 // Health retirements and their closing, stops and starts, scale-ins to a
 // Running warm pool and launches out of it — delivered in any order, with
-// duplicates and redrives of anything already delivered. A model of EC2
+// duplicates and redrives of anything already delivered, and the cordon
+// queue's copy of any notice sent, before or after its own. A model of EC2
 // and Auto Scaling says which threats stand. Whenever every notice sent
 // has been delivered, the node must be held for every threat that stands
 // (never early), and, unless a threat's notice came after the notice that
@@ -51,6 +52,7 @@ func TestHoldsModel(t *testing.T) {
 			"launch":    m.launch,
 			"deliver":   m.deliver,
 			"duplicate": m.duplicate,
+			"copy":      m.cordonCopy,
 			"sweep":     m.sweepLater,
 			"":          m.check,
 		})
@@ -265,14 +267,35 @@ func (m *holdsModel) duplicate(rt *rapid.T) {
 	m.act(rt, n, rapid.IntRange(1, 2).Draw(rt, "receive"))
 }
 
+// cordonCopy delivers the cordon queue's copy of a notice sent, whether
+// or not its own has been delivered, acting only within copyMaxAge.
+func (m *holdsModel) cordonCopy(rt *rapid.T) {
+	all := append(slices.Clone(m.pending), m.sent...)
+	if len(all) == 0 {
+		rt.Skip("nothing sent")
+	}
+	m.deliverCopy(rt, rapid.SampledFrom(all).Draw(rt, "copy"))
+}
+
 func (m *holdsModel) act(rt *rapid.T, n modelNotice, receive int) {
-	if n.threat != "" && m.ended[n.threat] && n.in.Lifecycle == nil {
+	m.actAs(rt, n, receive, false)
+}
+
+func (m *holdsModel) deliverCopy(rt *rapid.T, n modelNotice) {
+	m.actAs(rt, n, 1, true)
+}
+
+func (m *holdsModel) actAs(rt *rapid.T, n modelNotice, receive int, copied bool) {
+	acted := !copied || m.now.Add(time.Second).Sub(n.in.Time) <= copyMaxAge
+	if n.threat != "" && m.ended[n.threat] && n.in.Lifecycle == nil && acted {
 		// The threat's end came first: the node is held until the
 		// sweep's bound (its notice cannot tell it is over).
 		m.lag = append(m.lag, n.name)
 	}
 	for _, e := range n.ends {
-		m.endSeen[e] = true
+		if !copied {
+			m.endSeen[e] = true
+		}
 	}
 	a := policy.ActionCordonAndDrain
 	switch {
@@ -286,9 +309,12 @@ func (m *holdsModel) act(rt *rapid.T, n modelNotice, receive int) {
 	m.r.clock.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res := m.r.actor.Act(ctx, handler.Task{InstanceID: instID, Action: a, Interruptions: []event.Interruption{n.in},
-		ReceiveCount: receive})
-	m.rt.Logf("%s (receive %d): %s", n.name, receive, res.Reason)
+	tk := handler.Task{InstanceID: instID, Action: a, Interruptions: []event.Interruption{n.in}, ReceiveCount: receive}
+	if copied {
+		tk.Copy, tk.Sent = true, n.in.Time
+	}
+	res := m.r.actor.Act(ctx, tk)
+	m.rt.Logf("%s (receive %d, copy %t): %s", n.name, receive, copied, res.Reason)
 	if tok := n.threat; n.in.Lifecycle != nil && m.action == tok && m.hooks.done(tok) && !m.inPool {
 		m.inPool = true // completed: the instance goes to the Running warm pool
 	}

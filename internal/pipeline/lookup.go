@@ -45,6 +45,13 @@ func (a *Actor) whyIgnored(inst instance.Instance) string {
 // earlier delivery may have completed the action, and its Act waits to
 // know.
 func (a *Actor) Prepare(ctx context.Context, tasks []handler.Task) {
+	if copies(tasks) { // cordons alone: no gate, no hook kept
+		if ids := copyIDs(tasks); len(ids) > 0 {
+			a.warm(ctx)
+			a.lookups.Prepare(ctx, ids)
+		}
+		return
+	}
 	ids := make([]string, 0, len(tasks))
 	var drains []string // the batch's cordons, each evicting after all
 	wave := true        // every task on its first delivery

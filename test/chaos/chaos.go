@@ -128,7 +128,7 @@ func Run(ctx context.Context, sb *sandbox.Sandbox, sc Scenario, env Env) (Result
 	wctx, cancel := context.WithTimeout(ctx, sc.Bound)
 	defer cancel()
 	r.Observer.Start()
-	sent, err := r.Fleet.Enqueue(r.Fake, r.Deployment.Queue)
+	sent, err := r.Fleet.Enqueue(r.Fake, r.Deployment.Queues()...)
 	if err != nil {
 		return Result{}, err
 	}

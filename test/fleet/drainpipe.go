@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,6 +25,10 @@ type Function struct {
 	MaxConcurrency  int           // default 10
 	Timeout         time.Duration // default 300 s
 	MaxReceiveCount int           // default 5
+	// CordonConcurrency is the cordon queue's mapping's maximum
+	// concurrency: default 10, as the stack sets it; negative, no cordon
+	// queue (the rules target the work queue alone).
+	CordonConcurrency int
 	// Visibility is the queue's visibility timeout; default 6 × Timeout,
 	// as the stack sets it (Lambda requires at least Timeout).
 	Visibility time.Duration
@@ -52,6 +57,9 @@ func (f Function) withDefaults() Function {
 	if f.Timeout == 0 {
 		f.Timeout = 300 * time.Second
 	}
+	if f.CordonConcurrency == 0 {
+		f.CordonConcurrency = 10
+	}
 	if f.MaxReceiveCount == 0 {
 		f.MaxReceiveCount = 5
 	}
@@ -62,11 +70,24 @@ func (f Function) withDefaults() Function {
 }
 
 // Deployment is Drainpipe running on the fleet: its queues and its event
-// source mapping.
+// source mappings.
 type Deployment struct {
 	Function
 	Queue, DLQ string
 	Mapping    *esm.Mapping
+	// CordonQueue and CordonMapping are the cordon queue's; empty and nil
+	// without one.
+	CordonQueue   string
+	CordonMapping *esm.Mapping
+}
+
+// Queues are the queues the rules target: the work queue, then the
+// cordon queue when there is one.
+func (d *Deployment) Queues() []string {
+	if d.CordonQueue == "" {
+		return []string{d.Queue}
+	}
+	return []string{d.Queue, d.CordonQueue}
 }
 
 // Deploy creates the queues on fake and starts the mapping; Stop it.
@@ -92,17 +113,43 @@ func Deploy(fake *awsfake.Server, fn Function) (*Deployment, error) {
 	for k, v := range config.RuntimeEnv() { // as the stack deploys it
 		env = append(env, k+"="+v)
 	}
+	var cordon string
+	if fn.CordonConcurrency > 0 {
+		// As the stack makes it: a copy that failed twice goes to the
+		// dead-letter queue.
+		if cordon, err = fake.CreateQueue(Account, CordonQueueName, awsfake.QueueOptions{VisibilityTimeout: fn.Visibility,
+			MaxReceiveCount: 2, DeadLetterURL: dlq, Duplicates: fn.Duplicates}); err != nil {
+			return nil, err
+		}
+		env = append(env, "DRAINPIPE_CORDON_QUEUE_ARN="+CordonQueueARN)
+	}
 	env = append(append(env, access...), fn.Env...)
-	m, err := esm.Start(esm.Options{
+	o := esm.Options{
 		Fake: fake, QueueURL: queue, QueueARN: QueueARN,
 		BatchSize: fn.BatchSize, BatchWindow: fn.BatchWindow, MaxConcurrency: fn.MaxConcurrency, Timeout: fn.Timeout,
 		Bootstrap: fn.Bootstrap, Func: fn.Func, Env: env, FunctionName: "drainpipe", Region: awsfake.Region, Stdout: fn.Stdout,
-	})
+	}
+	m, err := esm.Start(o)
 	if err != nil {
 		return nil, fmt.Errorf("starting the event source mapping: %w", err)
 	}
-	return &Deployment{Function: fn, Queue: queue, DLQ: dlq, Mapping: m}, nil
+	d := &Deployment{Function: fn, Queue: queue, DLQ: dlq, Mapping: m}
+	if cordon != "" {
+		o.QueueURL, o.QueueARN, o.BatchSize, o.BatchWindow, o.MaxConcurrency = cordon, CordonQueueARN, 10, 0, fn.CordonConcurrency
+		if d.CordonMapping, err = esm.Start(o); err != nil {
+			_ = m.Stop()
+			return nil, fmt.Errorf("starting the cordon queue's event source mapping: %w", err)
+		}
+		d.CordonQueue = cordon
+	}
+	return d, nil
 }
 
-// Stop stops the mapping and its environments.
-func (d *Deployment) Stop() error { return d.Mapping.Stop() }
+// Stop stops the mappings and their environments.
+func (d *Deployment) Stop() error {
+	err := d.Mapping.Stop()
+	if d.CordonMapping != nil {
+		err = errors.Join(err, d.CordonMapping.Stop())
+	}
+	return err
+}

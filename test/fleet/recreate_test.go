@@ -44,7 +44,7 @@ func TestWaveEndpointChanges(t *testing.T) {
 	sent := 0
 	enqueue := func(nodes ...fleet.Node) {
 		t.Helper()
-		n, err := fleet.EnqueueNodes(r.Fake, dp.Queue, nodes)
+		n, err := fleet.EnqueueNodes(r.Fake, nodes, dp.Queues()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 //	ctx, root, bootstrap := fleet.StartTest(t, 4*time.Minute)
 //	r := fleet.NewRig(ctx, t, root, bootstrap, sandbox.ForTest(t), spec)
 //	dp := r.Deploy(t, fleet.Function{...})
-//	r.Observer.Start(); sent, _ := r.Fleet.Enqueue(r.Fake, dp.Queue)
+//	r.Observer.Start(); sent, _ := r.Fleet.Enqueue(r.Fake, dp.Queues()...)
 //	r.Settle(ctx, t, dp); r.CheckWave(t, dp, sent)
 type Rig struct {
 	Root, Bootstrap string
@@ -106,8 +106,10 @@ func (r *Rig) Settle(ctx context.Context, t testing.TB, dp *Deployment, nodes ..
 	if err := r.Observer.WaitDrained(ctx, nodes...); err != nil {
 		t.Errorf("waiting for the drains: %v (times %v)", err, r.Observer.Times())
 	}
-	if unsettled, err := WaitSettled(ctx, r.Fake, dp.Queue); err != nil {
-		t.Errorf("%d messages neither deleted nor dead-lettered: %v", unsettled, err)
+	for _, q := range dp.Queues() {
+		if unsettled, err := WaitSettled(ctx, r.Fake, q); err != nil {
+			t.Errorf("%d messages of %s neither deleted nor dead-lettered: %v", unsettled, q, err)
+		}
 	}
 }
 

@@ -14,6 +14,9 @@ const (
 	Account   = "123456789012"
 	QueueName = "drainpipe"
 	QueueARN  = "arn:aws:sqs:" + awsfake.Region + ":" + Account + ":" + QueueName
+	// CordonQueueName is the cordon queue's, which the same rules target.
+	CordonQueueName = QueueName + "-cordon"
+	CordonQueueARN  = "arn:aws:sqs:" + awsfake.Region + ":" + Account + ":" + CordonQueueName
 )
 
 // Queues makes the function's queue and its dead-letter queue on fake:
@@ -33,34 +36,37 @@ func queuesWith(fake *awsfake.Server, o awsfake.QueueOptions) (queue, dlq string
 	return queue, dlq, err
 }
 
-// Enqueue sends the wave, at once: a Spot interruption warning for each
-// Spot target and a terminate lifecycle action for each hooked one, as
-// EventBridge delivers them. It returns the number of messages.
-func (f *Fleet) Enqueue(fake *awsfake.Server, queue string) (int, error) {
-	return enqueueAt(fake, queue, f.Targets(), time.Now().UTC())
+// Enqueue sends the wave, at once, to each of queues (as EventBridge
+// sends one event to each target of its rule): a Spot interruption
+// warning for each Spot target and a terminate lifecycle action for each
+// hooked one. It returns the number of events.
+func (f *Fleet) Enqueue(fake *awsfake.Server, queues ...string) (int, error) {
+	return enqueueAt(fake, queues, f.Targets(), time.Now().UTC())
 }
 
 // EnqueueAt is Enqueue with the events dated at (SpotDeadline(at) is when
 // their instances go).
-func (f *Fleet) EnqueueAt(fake *awsfake.Server, queue string, at time.Time) (int, error) {
-	return enqueueAt(fake, queue, f.Targets(), at)
+func (f *Fleet) EnqueueAt(fake *awsfake.Server, at time.Time, queues ...string) (int, error) {
+	return enqueueAt(fake, queues, f.Targets(), at)
 }
 
 // EnqueueNodes sends the events of some targets only (a wave in parts,
-// with a fault injected in between); it returns the number of messages.
-func EnqueueNodes(fake *awsfake.Server, queue string, nodes []Node) (int, error) {
-	return enqueueAt(fake, queue, nodes, time.Now().UTC())
+// with a fault injected in between); it returns the number of events.
+func EnqueueNodes(fake *awsfake.Server, nodes []Node, queues ...string) (int, error) {
+	return enqueueAt(fake, queues, nodes, time.Now().UTC())
 }
 
-func enqueueAt(fake *awsfake.Server, queue string, nodes []Node, now time.Time) (int, error) {
+func enqueueAt(fake *awsfake.Server, queues []string, nodes []Node, now time.Time) (int, error) {
 	sent := 0
 	for _, n := range nodes {
 		body, err := Event(n, now)
 		if err != nil {
 			return sent, err
 		}
-		if _, err := fake.SendMessage(queue, string(body)); err != nil {
-			return sent, fmt.Errorf("enqueueing the event of %s: %w", n.Name, err)
+		for _, q := range queues {
+			if _, err := fake.SendMessage(q, string(body)); err != nil {
+				return sent, fmt.Errorf("enqueueing the event of %s: %w", n.Name, err)
+			}
 		}
 		sent++
 	}

@@ -26,7 +26,7 @@ func TestWave(t *testing.T) {
 	dp := r.Deploy(t, fleet.Function{Kubeconfig: kubeconfig, Cluster: r.Fleet.Spec.Cluster, MaxConcurrency: 3, Timeout: time.Minute})
 
 	r.Observer.Start()
-	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queue)
+	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queues()...)
 	if err != nil {
 		t.Fatal(err)
 	}

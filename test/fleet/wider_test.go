@@ -11,15 +11,26 @@ import (
 )
 
 // TestWaveWiderThanTheEventSource runs a wave three times wider than the
-// event source takes at once (18 records, two environments, batches of
-// three), with the function's defaults. Every node must be cordoned before
-// any batch is drained to its end, but for a batch whose drains all ended
-// within its first pass: an environment holds its batch only until its
-// nodes are cordoned and their first evictions sent, then hands the drains
-// to the records' redeliveries when messages wait behind it. An ordering,
-// never a timing; the invariants of every wave hold too. It logs what the
-// ordering costs: invocations, SQS and Kubernetes requests.
+// work queue's event source takes at once (18 records, two environments,
+// batches of three), with the function's defaults, with and without the
+// cordon queue. Every node must be cordoned before any batch is drained
+// to its end, but for a batch whose drains all ended within its first
+// pass: the cordon queue's copies cordon every node at once; without
+// them, an environment holds its batch only until its nodes are cordoned
+// and their first evictions sent, then hands the drains to the records'
+// redeliveries when messages wait behind it. An ordering, never a timing;
+// the invariants of every wave hold too. It logs what the ordering costs:
+// invocations, SQS and Kubernetes requests.
 func TestWaveWiderThanTheEventSource(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cordon int
+	}{{"one queue", -1}, {"cordon queue", 2}} {
+		t.Run(tc.name, func(t *testing.T) { waveWider(t, tc.cordon) })
+	}
+}
+
+func waveWider(t *testing.T, cordonConcurrency int) {
 	ctx, root, bootstrap := fleet.StartTest(t, 5*time.Minute)
 	sb := sandbox.StartForTest(t, sandbox.Options{}) // its own: one fleet per sandbox
 	r := fleet.NewRig(ctx, t, root, bootstrap, sb, fleet.Spec{Nodes: 24, PodsPerNode: 6, SpotShare: 0.5, HookShare: 0.5, Replicas: 8, Seed: 43})
@@ -27,14 +38,15 @@ func TestWaveWiderThanTheEventSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dp := r.Deploy(t, fleet.Function{Kubeconfig: kubeconfig, Cluster: r.Fleet.Spec.Cluster, MaxConcurrency: 2, BatchSize: 3, Timeout: time.Minute})
+	dp := r.Deploy(t, fleet.Function{Kubeconfig: kubeconfig, Cluster: r.Fleet.Spec.Cluster, MaxConcurrency: 2, BatchSize: 3, Timeout: time.Minute,
+		CordonConcurrency: cordonConcurrency})
 	before, _, err := fleet.FlowCounts(ctx, r.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	zero := r.Observer.Start()
-	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queue)
+	sent, err := r.Fleet.Enqueue(r.Fake, dp.Queues()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +78,14 @@ func TestWaveWiderThanTheEventSource(t *testing.T) {
 	if whole > quick {
 		t.Errorf("node %s was cordoned (%s) after %d environments had drained a whole batch, %d of them within the first pass: a cordon waited for other nodes' drains",
 			lastCordoned, lastCordon.Round(time.Millisecond), whole, quick)
+	}
+
+	if dp.CordonMapping != nil {
+		for _, inv := range dp.CordonMapping.Invocations() {
+			if inv.Failed > 0 || inv.Outcome != "ok" {
+				t.Errorf("a cordon queue's invocation ended %s with %d records to retry: copies are never retried", inv.Outcome, inv.Failed)
+			}
+		}
 	}
 
 	after, _, err := fleet.FlowCounts(ctx, r.Admin)

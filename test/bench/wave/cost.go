@@ -70,11 +70,18 @@ func billed(invs []esm.Invocation, memoryMB int) float64 {
 
 // bill adds the invocations of m to r's cost: their GB-seconds at
 // memoryMB and the event source's SQS requests for them.
-func (r *result) bill(m *esm.Mapping, memoryMB int) {
-	invs := m.Invocations()
-	r.invocations, r.peak = len(invs), m.PeakEnvironments()
-	r.cost.invocations, r.cost.gbSeconds = len(invs), billed(invs, memoryMB)
-	r.cost.sqs += esmSQSCalls(invs)
+func (r *result) bill(memoryMB int, mappings ...*esm.Mapping) {
+	for _, m := range mappings {
+		if m == nil {
+			continue
+		}
+		invs := m.Invocations()
+		r.invocations += len(invs)
+		r.peak += m.PeakEnvironments()
+		r.cost.invocations += len(invs)
+		r.cost.gbSeconds += billed(invs, memoryMB)
+		r.cost.sqs += esmSQSCalls(invs)
+	}
 }
 
 // awsCalls counts the EC2, Auto Scaling and SQS calls the fake served

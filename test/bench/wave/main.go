@@ -65,6 +65,7 @@ type options struct {
 	nodes, pods, replicas  int
 	spot, hooks            float64
 	concurrency, batch     int
+	cordonConcurrency      int
 	window, timeout, bound time.Duration
 	bootstrap, rbac        string
 	flowControl, chart     string
@@ -92,6 +93,7 @@ func run() error {
 	flag.Float64Var(&o.spot, "spot", 0.2, "share of the nodes getting a Spot interruption warning")
 	flag.Float64Var(&o.hooks, "hooks", 0.1, "share of the other nodes getting a terminate lifecycle action")
 	flag.IntVar(&o.concurrency, "concurrency", 10, "the event source's MaximumConcurrency")
+	flag.IntVar(&o.cordonConcurrency, "cordon-concurrency", 10, "the cordon queue's event source's MaximumConcurrency (negative: no cordon queue); the floor gets one queue with both concurrencies")
 	flag.IntVar(&o.batch, "batch", 10, "the event source's batch size")
 	flag.DurationVar(&o.window, "window", 0, "the event source's batch window")
 	flag.DurationVar(&o.timeout, "timeout", 300*time.Second, "the function timeout")
@@ -119,8 +121,8 @@ func run() error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	fmt.Printf("wave: %d nodes × %d pods, spot %.0f%%, hooks %.0f%% of the rest; batch %d, window %s, concurrency %d; load %s\n",
-		o.nodes, o.pods, o.spot*100, o.hooks*100, o.batch, o.window, o.concurrency, loadavg())
+	fmt.Printf("wave: %d nodes × %d pods, spot %.0f%%, hooks %.0f%% of the rest; batch %d, window %s, concurrency %d, cordon queue %d; load %s\n",
+		o.nodes, o.pods, o.spot*100, o.hooks*100, o.batch, o.window, o.concurrency, o.cordonConcurrency, loadavg())
 	var rounds []map[string]*result
 	var orders [][]string
 	var res map[string]*result

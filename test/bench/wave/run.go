@@ -127,7 +127,8 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	r.setup = time.Since(began)
 	rctx, cancel := context.WithTimeout(ctx, o.bound)
 	defer cancel()
-	var queue, dlq string
+	var queues []string // the rules' targets: the work queue first
+	var dlq string
 	var stop func() error
 	switch peer {
 	case "drainpipe", "drainpipe-nofc":
@@ -141,16 +142,19 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		}
 		dp, err := fleet.Deploy(fake, fleet.Function{
 			Bootstrap: bootstrap, Kubeconfig: kc, Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
-			MaxConcurrency: o.concurrency, Timeout: o.timeout, Stdout: output(o.verbose), Env: settings(o.env),
+			MaxConcurrency: o.concurrency, CordonConcurrency: o.cordonConcurrency, Timeout: o.timeout,
+			Stdout: output(o.verbose), Env: settings(o.env),
 		})
 		if err != nil {
 			return nil, err
 		}
-		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
-		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
+		queues, dlq, stop = dp.Queues(), dp.DLQ, dp.Stop
+		defer r.bill(o.memoryMB, dp.Mapping, dp.CordonMapping) // after awsCalls
 	case "floor", "floor-inproc":
+		// One queue with as many environments as Drainpipe's two: its
+		// batches cordon and end at once, so it needs no second one.
 		fn := fleet.Function{Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
-			MaxConcurrency: o.concurrency, Timeout: o.timeout}
+			MaxConcurrency: o.concurrency + max(0, o.cordonConcurrency), CordonConcurrency: -1, Timeout: o.timeout}
 		if peer == "floor" { // a real bootstrap: the cold start every serverless handler has
 			if fn.Bootstrap, fn.Kubeconfig, err = floorBootstrap(ctx, sb); err != nil {
 				return nil, err
@@ -168,12 +172,14 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		if err != nil {
 			return nil, err
 		}
-		queue, dlq, stop = dp.Queue, dp.DLQ, dp.Stop
-		defer r.bill(dp.Mapping, o.memoryMB) // after awsCalls
+		queues, dlq, stop = dp.Queues(), dp.DLQ, dp.Stop
+		defer r.bill(o.memoryMB, dp.Mapping) // after awsCalls
 	case "nth":
-		if queue, dlq, err = fleet.Queues(fake, o.timeout, 5); err != nil {
+		queue, nthDLQ, err := fleet.Queues(fake, o.timeout, 5)
+		if err != nil {
 			return nil, err
 		}
+		queues, dlq = []string{queue}, nthDLQ
 		done := make(chan error, 1)
 		go func() { done <- nth(rctx, sb.RESTConfig(), fake, queue) }()
 		stop = func() error { cancel(); return <-done }
@@ -217,8 +223,8 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if o.verbose { // beside the bootstraps' lines, to time them from the wave's start
 		fmt.Fprintf(output(true), "{\"time\":%q,\"msg\":\"bench: wave sent\",\"peer\":%q}\n", time.Now().UTC().Format(time.RFC3339Nano), peer)
 	}
-	if queue != "" {
-		if _, err := f.EnqueueAt(fake, queue, sent); err != nil {
+	if len(queues) > 0 {
+		if _, err := f.EnqueueAt(fake, sent, queues...); err != nil {
 			stopNeighbour()
 			_ = stopReclaim()
 			return nil, err
@@ -240,8 +246,10 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	if waitErr != nil && o.verbose {
 		reportUndrained(ctx, output(true), admin, f, obs)
 	}
-	if queue != "" && waitErr == nil { // the hooks are completed after the drains
-		waitSettled(rctx, fake, queue)
+	for _, q := range queues { // the hooks are completed after the drains
+		if waitErr == nil {
+			waitSettled(rctx, fake, q)
+		}
 	}
 	r.neighbour = stopNeighbour()
 	if err := stopReclaim(); err != nil {
