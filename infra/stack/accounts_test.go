@@ -95,7 +95,7 @@ func TestOperatorAllowsOwnAccountOnly(t *testing.T) {
 			t.Errorf("%s: operator Allow of %v conditioned %s, want %s", s.Where, s.Actions, s.Condition, want)
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d operator Allow statements, want 2 (redrive source and target)", n)
+	if n != 3 {
+		t.Errorf("%d operator Allow statements, want 3 (redrive source, and the work and cordon queues as targets)", n)
 	}
 }

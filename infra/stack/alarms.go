@@ -15,8 +15,9 @@ import (
 
 // newAlarms watches the ways Drainpipe can fail quietly: messages given up
 // on (dead-letter queue), invocations that crash or time out, messages
-// nobody receives, and (from the function's metrics) drains cut short by
-// the instance's deadline or blocked by disruption budgets.
+// nobody receives, cordons lagging, and (from the function's metrics)
+// drains cut short by the instance's deadline or blocked by disruption
+// budgets.
 func newAlarms(c *Construct) {
 	s, p, dlq, fn := c.Scope, c.Props, c.DeadLetterQueue, c.Function
 	minute := awscdk.Duration_Minutes(jsii.Number(1))
@@ -61,8 +62,10 @@ func newAlarms(c *Construct) {
 			EvaluationPeriods:  jsii.Number(1),
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		}))
-	if a := sweepAlarm(c); a != nil {
-		alarms = append(alarms, a)
+	for _, a := range []awscloudwatch.Alarm{sweepAlarm(c), cordonLagAlarm(c)} {
+		if a != nil {
+			alarms = append(alarms, a)
+		}
 	}
 	c.Alarms = alarms
 	c.AlarmTopic = alarmTopic(s, p)

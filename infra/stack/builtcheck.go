@@ -29,24 +29,23 @@ const worstReference = 128
 // SQS's limit. Every rule, sender role and operator role adds to it.
 func checkQueuePolicies(c *Construct) error {
 	var errs []error
-	for _, q := range []struct {
-		name  string
-		queue awssqs.Queue
-	}{{"queue", c.Queue}, {"dead-letter queue", c.DeadLetterQueue}} {
+	names := []string{"queue", "dead-letter queue", "cordon queue"} // c.queues()' order
+	for i, queue := range c.queues() {
+		name := names[i]
 		// The policy CDK creates on the first AddToResourcePolicy.
-		pol, ok := q.queue.Node().TryFindChild(jsii.String("Policy")).(awssqs.QueuePolicy)
+		pol, ok := queue.Node().TryFindChild(jsii.String("Policy")).(awssqs.QueuePolicy)
 		if !ok {
 			continue
 		}
 		doc := awscdk.Stack_Of(c.Scope).Resolve(pol.Document().ToJSON())
 		b, err := json.Marshal(worstCase(doc))
 		if err != nil {
-			return fmt.Errorf("measuring the %s policy: %w", q.name, err)
+			return fmt.Errorf("measuring the %s policy: %w", name, err)
 		}
 		if len(b) > sqsMaxPolicy {
 			errs = append(errs, fmt.Errorf("senderRoleArns, operatorRoleArns, queueAdminArns: the %s policy can reach %d bytes once deployed, over SQS's %d-byte limit "+
 				"(%d sender roles, %d operator roles and %d queue admins listed, each named in several statements): list fewer",
-				q.name, len(b), sqsMaxPolicy, len(c.Props.SenderRoleARNs), len(c.Props.OperatorRoleARNs), len(c.Props.QueueAdminARNs)))
+				name, len(b), sqsMaxPolicy, len(c.Props.SenderRoleARNs), len(c.Props.OperatorRoleARNs), len(c.Props.QueueAdminARNs)))
 		}
 	}
 	return errors.Join(errs...)

@@ -39,8 +39,9 @@ func TestTemplatesPassCfnLint(t *testing.T) {
 		"1 to 4 clusters, one on aws-auth": func(p *Props) {
 			p.MaxClusters, p.AWSAuthClusters = 4, []string{"staging"}
 		},
-		"no groups, no sweep, nothing reserved": func(p *Props) {
+		"no groups, no sweep, no cordon queue, nothing reserved": func(p *Props) {
 			p.ASGNames, p.ASGNamePrefix, p.SweepInterval, p.ReservedConcurrency = nil, "", 0, -1
+			p.CordonConcurrency = -1
 		},
 	}
 	dir := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
@@ -16,11 +17,11 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// Construct is Drainpipe inside any stack: queue and dead-letter queue,
-// rules, function, IAM, access entries, alarms and dashboard. Its fields
-// are the resources, for the caller to wire further (another rule into
-// Queue, the function's Role into a cluster's aws-auth, more alarms on
-// AlarmTopic). Each concern is one function taking the Construct, so a
+// Construct is Drainpipe inside any stack: queue, cordon queue and
+// dead-letter queue, rules, function, IAM, access entries, alarms and
+// dashboard. Its fields are the resources, for the caller to wire further
+// (another rule into Queue, the function's Role into a cluster's aws-auth,
+// more alarms on AlarmTopic). Each concern is one function taking the Construct, so a
 // new one is one more call in build.
 type Construct struct {
 	// Scope holds every resource: the construct's own node, or the stack
@@ -32,6 +33,13 @@ type Construct struct {
 	Rules           []awsevents.Rule
 	Function        awslambda.Function
 	Role            awsiam.Role
+	// CordonQueue receives a copy of each notice the interruption rules
+	// send Queue, which the function only cordons from (cordon.go); nil
+	// when Props.CordonConcurrency is negative.
+	CordonQueue awssqs.Queue
+	// cordonRules are the Rules that also send to CordonQueue: all but
+	// the sweep's, which is the work queue's alone.
+	cordonRules []awsevents.Rule
 	// NotificationRole is the role lifecycle hooks notify the queue with,
 	// nil unless Props.ASGNotificationRole.
 	NotificationRole awsiam.IRole
@@ -66,14 +74,28 @@ func NewConstruct(scope constructs.Construct, id string, props Props) (*Construc
 
 var constructID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
+// queues are the construct's queues, the cordon queue last when there is
+// one: the index names each one's policy statements, which must not
+// change on a deployed queue.
+func (c *Construct) queues() []awssqs.Queue {
+	if c.CordonQueue == nil {
+		return []awssqs.Queue{c.Queue, c.DeadLetterQueue}
+	}
+	return []awssqs.Queue{c.Queue, c.DeadLetterQueue, c.CordonQueue}
+}
+
 // build adds the resources to scope, one concern at a time, then checks
 // what only the built stack shows (the queue policies' size, the senders'
 // account), every problem at once.
 func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c := &Construct{Scope: scope, Props: p}
-	c.Queue, c.DeadLetterQueue = newQueues(scope, p)
-	c.Rules = newRules(scope, p, c.Queue, c.DeadLetterQueue)
+	c.Queue, c.CordonQueue, c.DeadLetterQueue = newQueues(scope, p)
+	c.Rules = newRules(scope, p, c.DeadLetterQueue, c.Queue, c.CordonQueue)
+	if c.CordonQueue != nil {
+		c.cordonRules = slices.Clone(c.Rules)
+	}
 	c.Function, c.Role = newFunction(scope, p, c.Queue)
+	addCordonSource(c)
 	setCodeSigning(c)
 	c.MetricsStack = metricsStack(scope, p)
 	c.Function.AddEnvironment(jsii.String("DRAINPIPE_METRICS_STACK"), c.MetricsStack, nil)
@@ -82,6 +104,10 @@ func build(scope constructs.Construct, p Props) (*Construct, error) {
 	c.NotificationRole = newAccess(scope, p, c.Role, c.Queue)
 	topics := subscribeTopics(c)
 	denyOtherSenders(p, c.Rules, topics, c.NotificationRole, c.Queue, c.DeadLetterQueue)
+	if c.CordonQueue != nil {
+		// Lifecycle hooks and topics notify the work queue only.
+		denyOtherSenders(p, c.cordonRules, nil, nil, c.CordonQueue)
+	}
 	guardConsumers(c)
 	guardQueueControl(c)
 	pinTrustedAccount(c)
@@ -105,6 +131,9 @@ func newOutputs(c *Construct) {
 	out("QueueUrl", c.Queue.QueueUrl(), "Queue the rules feed and the function consumes")
 	out("QueueArn", c.Queue.QueueArn(), "Target for lifecycle hooks that notify SQS directly")
 	out("DeadLetterQueueUrl", c.DeadLetterQueue.QueueUrl(), "Messages that failed every attempt")
+	if c.CordonQueue != nil {
+		out("CordonQueueUrl", c.CordonQueue.QueueUrl(), "Copies of the rules' notices, which the function only cordons from")
+	}
 	out("FunctionName", c.Function.FunctionName(), "The handler")
 	out("RoleArn", c.Role.RoleArn(), "Map this role to group drainpipe on clusters using aws-auth")
 	out("DashboardName", c.Dashboard.DashboardName(), "CloudWatch dashboard: records by outcome, latency, drains, dead-letter depth")

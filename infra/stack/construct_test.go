@@ -3,7 +3,6 @@ package stack
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -51,10 +50,10 @@ func TestConstructTwiceInOneStack(t *testing.T) {
 	}
 	names := map[string]string{}
 	for id, r := range tpl.Resources {
-		for k, v := range r.Properties {
-			if !slices.Contains([]string{"QueueName", "FunctionName", "RoleName", "TopicName", "DashboardName", "LogGroupName", "AlarmName", "Name"}, k) {
-				continue
-			}
+		// The property naming the resource itself (an event source
+		// mapping's FunctionName names the function it invokes).
+		k := physicalName[r.Type]
+		if v, ok := r.Properties[k]; ok {
 			key := fmt.Sprintf("%s %s %v", r.Type, k, v)
 			if other, ok := names[key]; ok {
 				t.Errorf("%s and %s both set %s", other, id, key)
@@ -62,7 +61,7 @@ func TestConstructTwiceInOneStack(t *testing.T) {
 			names[key] = id
 		}
 	}
-	for _, want := range []string{"Platform-queue", "Platform-Blue-queue", "Platform-Green-queue"} {
+	for _, want := range []string{"Platform-queue", "Platform-Blue-queue", "Platform-Green-queue", "Platform-Blue-cordon", "Platform-Green-cordon"} {
 		if _, ok := names["AWS::SQS::Queue QueueName "+want]; !ok {
 			t.Errorf("no queue named %s; names: %v", want, names)
 		}

@@ -17,8 +17,8 @@ import (
 var ContextKeys = slices.Concat([]string{
 	"assetDir", "clusters", "awsAuthClusters", "asgNames", "asgNamePrefix"}, actionKeys(), []string{"lifecycleHookNames",
 	"dryRun", "requiredTag", "env", "memorySize", "timeoutSeconds", "batchSize", "batchWindowSeconds",
-	"maxConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds", "alarmErrors",
-	"alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
+	"maxConcurrency", "cordonConcurrency", "maxReceiveCount", "retryDelaySeconds", "logRetentionDays", "alarmOldestMessageAgeSeconds",
+	"alarmErrors", "alarmTopicArn", "alarmEmail", "asgNotificationRole", "webhookSecretArn",
 	"senderRoleArns", "operatorRoleArns", "subnetIds", "securityGroupIds", "reservedConcurrency", "maxEventAgeSeconds", "webhookKmsKeyArn",
 	"sweepInterval", "alarmDrainBlockedSeconds", "accountConcurrencyLimit",
 	"snsTopicArns", "queueAdminArns", "codeSigningConfigArn",
@@ -59,6 +59,7 @@ func FromContext(get func(key string) any) (Props, error) {
 	r.integer("batchSize", &p.BatchSize)
 	r.seconds("batchWindowSeconds", &p.BatchWindow)
 	r.integer("maxConcurrency", &p.MaxConcurrency)
+	r.integer("cordonConcurrency", &p.CordonConcurrency)
 	r.integer("maxReceiveCount", &p.MaxReceiveCount)
 	r.seconds("retryDelaySeconds", &p.RetryDelay)
 	r.integer("logRetentionDays", &p.LogRetention)

@@ -34,8 +34,8 @@ func (c *Construct) emf(name, stat string, dims map[string]string) awscloudwatch
 }
 
 // newDashboard answers the on-call questions at a glance: what came in and
-// how it ended, how late, how long drains take, what is stuck, and what is
-// waiting in the dead-letter queue.
+// how it ended, how late (and how late the cordon copies), how long drains
+// take, what is stuck, and what is waiting in the dead-letter queue.
 func newDashboard(c *Construct) awscloudwatch.Dashboard {
 	s, dlq, emf := c.Scope, c.DeadLetterQueue, c.emf
 	var outcomes []awscloudwatch.IMetric
@@ -59,12 +59,18 @@ func newDashboard(c *Construct) awscloudwatch.Dashboard {
 		w.(awscloudwatch.GraphWidget).AddRightMetric(blockedFor)
 		return w
 	}
+	latency := graph("Queue latency (ms)", emf("QueueLatency", "p50", nil), emf("QueueLatency", "p99", nil))
+	if c.CordonQueue != nil {
+		// What CordonLagAlarm watches, in seconds, on the right axis.
+		latency.(awscloudwatch.GraphWidget).AddRightMetric(c.CordonQueue.MetricApproximateAgeOfOldestMessage(&awscloudwatch.MetricOptions{
+			Statistic: jsii.String("Maximum"), Period: awscdk.Duration_Minutes(jsii.Number(1)), Label: jsii.String("oldest cordon copy (s)")}))
+	}
 	return awscloudwatch.NewDashboard(s, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DefaultInterval: awscdk.Duration_Hours(jsii.Number(3)),
 		Widgets: &[]*[]awscloudwatch.IWidget{
 			row(
 				graph("Records by outcome", outcomes...),
-				graph("Queue latency (ms)", emf("QueueLatency", "p50", nil), emf("QueueLatency", "p99", nil)),
+				latency,
 				graph("Drain duration (ms)", emf("DrainDuration", "p50", nil), emf("DrainDuration", "p99", nil)),
 			),
 			row(

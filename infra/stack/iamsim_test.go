@@ -158,9 +158,10 @@ func simulate(t *testing.T, policy any, reqs []simRequest) map[string]string {
 // TestQueuePolicyEvaluated (issue 25, items 3 and 5): each queue's policy
 // as AWS evaluates it, for concrete requests. An `sqs:*` admin of the same
 // account cannot take, delete, purge or hide messages, nor send; a listed
-// operator role can consume both queues, the function's role (with its own
-// policy) the queue; only the stack's rules may send as EventBridge (to the
-// dead-letter queue too, what they cannot deliver).
+// operator role can consume every queue, the function's role (with its own
+// policy) the work and cordon queues but send to none; only the stack's
+// rules may send as EventBridge (to the dead-letter queue too, what they
+// cannot deliver).
 func TestQueuePolicyEvaluated(t *testing.T) {
 	p := testProps(t)
 	operator := "arn:aws:iam::" + simAccount + ":role/oncall"
@@ -170,9 +171,9 @@ func TestQueuePolicyEvaluated(t *testing.T) {
 	fnPolicy := tpl.policyOf(t, "AWS::IAM::Policy", "Roles", "${FunctionRole}")
 	admin := "arn:aws:iam::" + simAccount + ":role/admin"
 	sqsAll := map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": "sqs:*", "Resource": "*"}}}
-	var rule string
+	var rule string // an interruption rule: the sweep's does not send to the cordon queue
 	for id, r := range tpl.Resources {
-		if r.Type == "AWS::Events::Rule" && rule == "" && tpl.alias[id] != "QueueControlAlarm" {
+		if r.Type == "AWS::Events::Rule" && rule == "" && tpl.alias[id] != "QueueControlAlarm" && r.Properties["EventPattern"] != nil {
 			rule = tpl.arn(id)
 		}
 	}
@@ -182,7 +183,7 @@ func TestQueuePolicyEvaluated(t *testing.T) {
 		// queue (only the queue: the dead-letter queue is left implicitly
 		// denied to it).
 		fnConsumes string
-	}{{"Queue", "Allowed"}, {"DeadLetterQueue", "ImplicitlyDenied"}} {
+	}{{"Queue", "Allowed"}, {"DeadLetterQueue", "ImplicitlyDenied"}, {"CordonQueue", "Allowed"}} {
 		t.Run(q.alias, func(t *testing.T) {
 			queue := tpl.arn(findID(t, tpl, q.alias))
 			policy := tpl.policyOf(t, "AWS::SQS::QueuePolicy", "Queues", "${"+q.alias+"}")

@@ -52,7 +52,9 @@ func TestDashboard(t *testing.T) {
 		"Records by outcome": {
 			"Drainpipe Records outcome done stack Test stat=Sum", "Drainpipe Records outcome ignored stack Test stat=Sum",
 			"Drainpipe Records outcome rejected stack Test stat=Sum", "Drainpipe Records outcome retry stack Test stat=Sum"},
-		"Queue latency (ms)":  {"Drainpipe QueueLatency stack Test stat=p50", "Drainpipe QueueLatency stack Test stat=p99"},
+		// The cordon queue's oldest copy, in seconds: what CordonLagAlarm watches.
+		"Queue latency (ms)": {"Drainpipe QueueLatency stack Test stat=p50", "Drainpipe QueueLatency stack Test stat=p99",
+			"AWS/SQS ApproximateAgeOfOldestMessage QueueName ${CordonQueue.QueueName} stat=Maximum"},
 		"Drain duration (ms)": {"Drainpipe DrainDuration stack Test stat=p50", "Drainpipe DrainDuration stack Test stat=p99"},
 		"Stuck pods": {"Drainpipe PodsBlocked stack Test stat=Sum", "Drainpipe PodsTerminating stack Test stat=Sum",
 			"Drainpipe DeadlineHit stack Test stat=Sum", "Drainpipe DrainsUnfinished stack Test stat=Sum",

@@ -1,6 +1,9 @@
 package stack
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -24,31 +27,51 @@ func valueParams(s awscdk.Stack, c *Construct, p Props) {
 	// The function reads an empty variable as unset.
 	fn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_REQUIRED_TAG"), tag.ValueAsString())
 
-	maxConc := 1000.0
+	maxConc := 1000
 	if p.ReservedConcurrency > 0 {
-		// More pollers than reserved executions would throttle the event source.
-		maxConc = float64(p.ReservedConcurrency)
+		// More pollers than reserved executions would throttle the event
+		// sources; the cordon queue's take their share first.
+		maxConc = p.ReservedConcurrency - p.cordonConcurrency()
 	}
 	mc := awscdk.NewCfnParameter(s, jsii.String("MaxConcurrency"), &awscdk.CfnParameterProps{
 		Type: jsii.String("Number"), Default: jsii.Number(float64(p.MaxConcurrency)),
-		MinValue: jsii.Number(2), MaxValue: jsii.Number(maxConc),
+		MinValue: jsii.Number(2), MaxValue: jsii.Number(float64(maxConc)),
 		Description: jsii.String("The most concurrent function instances the queue's event source invokes (Lambda allows 2-1000)"),
 	})
 	for _, child := range *c.Function.Node().Children() {
-		if m, ok := child.(awslambda.EventSourceMapping); ok {
-			m.Node().DefaultChild().(awslambda.CfnEventSourceMapping).AddPropertyOverride(
-				jsii.String("ScalingConfig.MaximumConcurrency"), mc.ValueAsNumber())
+		m, ok := child.(awslambda.EventSourceMapping)
+		if !ok {
+			continue
+		}
+		// The work queue's only: the cordon queue's keeps cordonConcurrency.
+		if cfn := m.Node().DefaultChild().(awslambda.CfnEventSourceMapping); *cfn.EventSourceArn() == *c.Queue.QueueArn() {
+			cfn.AddPropertyOverride(jsii.String("ScalingConfig.MaximumConcurrency"), mc.ValueAsNumber())
 		}
 	}
 	// The instances share the cluster's eviction rate among this many.
 	fn.AddPropertyOverride(jsii.String("Environment.Variables.DRAINPIPE_MAX_CONCURRENCY"), mc.ValueAsString())
 	if p.ReservedConcurrency == 0 {
 		// Reserved concurrency follows maxConcurrency unless set on its own.
-		fn.AddPropertyOverride(jsii.String("ReservedConcurrentExecutions"), mc.ValueAsNumber())
+		fn.AddPropertyOverride(jsii.String("ReservedConcurrentExecutions"), reservedFollowing(mc, maxConc, p.cordonConcurrency()))
 	}
 	if p.AlarmTopicARN == "" {
 		alarmEmailParam(s, c, p)
 	}
+}
+
+// reservedFollowing is the reserved concurrency that follows the
+// MaxConcurrency parameter mc (at most maxConc): mc, or with the cordon
+// queue mc plus cordon. CloudFormation cannot add, so the sum is the
+// element at index mc of the sums for every value mc can take.
+func reservedFollowing(mc awscdk.CfnParameter, maxConc, cordon int) any {
+	if cordon == 0 {
+		return mc.ValueAsNumber()
+	}
+	sums := make([]string, maxConc+1)
+	for i := range sums {
+		sums[i] = strconv.Itoa(i + cordon)
+	}
+	return map[string]any{"Fn::Select": []any{mc.ValueAsString(), map[string]any{"Fn::Split": []any{",", strings.Join(sums, ",")}}}}
 }
 
 // alarmEmailParam subscribes AlarmEmail to the alarm topic the stack

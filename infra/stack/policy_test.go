@@ -147,6 +147,8 @@ func TestFunctionRolePolicy(t *testing.T) {
 		// (internal/redeliver): sqs:GetQueueUrl, and ChangeMessageVisibilityBatch,
 		// which IAM authorises as sqs:ChangeMessageVisibility.
 		{Effect: "Allow", Actions: []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}, Resources: []string{"${Queue.Arn}"}},
+		// The cordon queue's event source's grant, and nothing else on it.
+		{Effect: "Allow", Actions: []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}, Resources: []string{"${CordonQueue.Arn}"}},
 	}
 	lifecycle := func(groups ...string) statement {
 		return statement{Effect: "Allow", Actions: []string{"autoscaling:CompleteLifecycleAction", "autoscaling:RecordLifecycleActionHeartbeat"}, Resources: groups}

@@ -2,7 +2,6 @@ package stack
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 
 	"github.com/drainpipe/drainpipe/internal/config"
-	"github.com/drainpipe/drainpipe/internal/event"
 )
 
 // Props configures the stack. FromContext fills it from CDK context;
@@ -50,6 +48,9 @@ type Props struct {
 	BatchWindow     time.Duration
 	MaxConcurrency  int
 	MaxReceiveCount int
+	// CordonConcurrency is the cordon queue's event source maximum
+	// concurrency (cordon.go): 0 is 10; negative, no cordon queue.
+	CordonConcurrency int
 	// RetryDelay is how soon a retried message comes back after its first
 	// delivery (doubling per delivery, at most maxRetryDelay) instead of
 	// the visibility timeout; 0 leaves it to the visibility timeout.
@@ -103,7 +104,7 @@ type Props struct {
 	SubnetIDs        []string
 	SecurityGroupIDs []string
 	// ReservedConcurrency reserves the function's concurrency; 0 reserves
-	// MaxConcurrency, -1 nothing.
+	// MaxConcurrency plus the cordon queue's, -1 nothing.
 	ReservedConcurrency int
 	// AccountConcurrency is the account's concurrent executions limit in
 	// the region (Lambda's default quota, 1000, unless raised): Lambda
@@ -128,31 +129,6 @@ type Props struct {
 	// (AWS::StackName) rather than the synthesized one: a standalone
 	// template is deployed under names chosen later.
 	StackNamedQueue bool
-}
-
-// Actions holds the action per event kind: none, cordon or cordon-and-drain;
-// empty keeps the function's default. Each field's kind tag names its row
-// in the kinds table (event.Table), which gives its context key and
-// variable; TestActionsCoverEveryKind fails when a kind lacks its field.
-type Actions struct {
-	Spot                string `kind:"spot-interruption"`
-	Rebalance           string `kind:"rebalance-recommendation"`
-	StateChange         string `kind:"state-change"`
-	ScheduledChange     string `kind:"scheduled-change"`
-	ASGLifecycle        string `kind:"asg-lifecycle"`
-	CapacityReservation string `kind:"capacity-reservation-interruption"`
-	CapacityBlock       string `kind:"capacity-block-expiry"`
-}
-
-// field is the action of kind k; nil when Actions has no field for it.
-func (a *Actions) field(k event.Kind) *string {
-	v := reflect.ValueOf(a).Elem()
-	for i := range v.NumField() {
-		if v.Type().Field(i).Tag.Get("kind") == string(k) {
-			return v.Field(i).Addr().Interface().(*string)
-		}
-	}
-	return nil
 }
 
 // Limits the stack derives from Props.
@@ -185,6 +161,7 @@ func Defaults() Props {
 		Timeout:               5 * time.Minute,
 		BatchSize:             10,
 		MaxConcurrency:        10,
+		CordonConcurrency:     defaultCordonConcurrency,
 		MaxReceiveCount:       5,
 		RetryDelay:            15 * time.Second,
 		LogRetention:          30,
@@ -223,32 +200,13 @@ var (
 	retentions   = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
 )
 
-// actionField ties an action to its context key and environment variable.
-type actionField struct{ key, env, value string }
-
-// fields lists every kind with an action, in the kinds table's order.
-func (a Actions) fields() []actionField {
-	var out []actionField
-	for _, r := range event.Table() {
-		if r.Setting == "" {
-			continue
-		}
-		f := actionField{key: r.ContextKey, env: r.Setting}
-		if v := a.field(r.Kind); v != nil {
-			f.value = *v
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
 // reservedEnv reports whether the stack sets k from a dedicated prop.
 func reservedEnv(k string) bool {
 	switch k {
 	case "DRAINPIPE_CLUSTERS", "DRAINPIPE_DRY_RUN", "DRAINPIPE_MAX_RECEIVE_COUNT", "DRAINPIPE_MAX_CONCURRENCY", "DRAINPIPE_REQUIRED_TAG",
 		"DRAINPIPE_WEBHOOK_SECRET_ARN", "DRAINPIPE_RETRY_DELAY", "DRAINPIPE_MAX_EVENT_AGE", "DRAINPIPE_ACCEPT",
 		"DRAINPIPE_ASG_NAMES", "DRAINPIPE_ASG_NAME_PREFIX", "DRAINPIPE_LIFECYCLE_HOOK_NAMES", "DRAINPIPE_SWEEP_RULE",
-		"DRAINPIPE_METRICS_STACK", "DRAINPIPE_SNS_TOPICS":
+		"DRAINPIPE_METRICS_STACK", "DRAINPIPE_SNS_TOPICS", "DRAINPIPE_CORDON_QUEUE_ARN":
 		return true
 	}
 	return slices.ContainsFunc(Actions{}.fields(), func(f actionField) bool { return f.env == k })

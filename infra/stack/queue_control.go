@@ -33,7 +33,7 @@ var moveActions = []string{"sqs:StartMessageMoveTask", "sqs:CancelMessageMoveTas
 // requests it makes then carry it in aws:CalledVia.
 const cfnService = "cloudformation.amazonaws.com"
 
-// guardQueueControl denies the control actions on both queues to everyone
+// guardQueueControl denies the control actions on every queue to everyone
 // but the account's root user, the principals of Props.QueueAdminARNs and
 // whoever deploys the stack, so an `sqs:*` admin cannot quietly rewire
 // them. The deployer is Props.DeployerRoleARN when set; else CloudFormation's execution role when the stack's
@@ -67,7 +67,7 @@ func guardQueueControl(c *Construct) {
 	for _, a := range append(slices.Clone(c.Props.QueueAdminARNs), c.Props.OperatorRoleARNs...) {
 		movers = append(movers, jsii.String(a))
 	}
-	for i, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
+	for i, q := range c.queues() {
 		denyOnQueue(q, fmt.Sprintf("DenyQueueControl%d", i), controlActions, cond)
 		denyOnQueue(q, fmt.Sprintf("DenyMessageMove%d", i), moveActions, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": movers}})
 	}
@@ -109,7 +109,7 @@ func executionRole(stack awscdk.Stack) *string {
 }
 
 // queueControlAlarm notifies the alarm topic whenever anyone, the
-// deployer and named admins included, calls a control action on either
+// deployer and named admins included, calls a control action on any
 // queue: a CloudTrail management event through EventBridge (it needs a
 // trail recording management events in the region). The queue URL a
 // caller gives may name either endpoint form, so only its path is
@@ -117,12 +117,12 @@ func executionRole(stack awscdk.Stack) *string {
 // configured one (alarmTopicArn) must allow it (docs/security.md).
 func queueControlAlarm(c *Construct) awsevents.Rule {
 	account := awscdk.Stack_Of(c.Scope).Account()
-	var urls []any
-	for _, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
+	var urls, arns []any
+	for _, q := range c.queues() {
 		path := awscdk.Fn_Join(jsii.String(""), &[]*string{jsii.String("/"), account, jsii.String("/"), q.QueueName()})
 		urls = append(urls, map[string]any{"suffix": path})
+		arns = append(arns, q.QueueArn())
 	}
-	arns := []any{c.Queue.QueueArn(), c.DeadLetterQueue.QueueArn()}
 	rule := awsevents.NewRule(c.Scope, jsii.String("QueueControlAlarm"), &awsevents.RuleProps{
 		Description: jsii.String("Drainpipe: someone changed, deleted, re-permissioned or moved messages of Drainpipe's queues (see the QueueControlAlarm runbook)"),
 		EventPattern: &awsevents.EventPattern{

@@ -40,7 +40,7 @@ func controlVariants(t *testing.T) map[string]template {
 	}
 }
 
-// TestQueueControlEvaluated (issue 39, item 5): on both queues of every
+// TestQueueControlEvaluated (issue 39, item 5): on all three queues of every
 // template variant, as AWS evaluates the queue policy, no `sqs:*` principal
 // of the account may change the queues' attributes, permissions or tags
 // or delete them (operators included) but the root user, a named admin and
@@ -51,7 +51,7 @@ func TestQueueControlEvaluated(t *testing.T) {
 	const foreign = "arn:aws:iam::210987654321:role/attacker"
 	unnamedAllowed, foreignSent := 0, 0
 	for name, tpl := range controlVariants(t) {
-		for _, alias := range []string{"Queue", "DeadLetterQueue"} {
+		for _, alias := range []string{"Queue", "DeadLetterQueue", "CordonQueue"} {
 			t.Run(name+"/"+alias, func(t *testing.T) {
 				queue := tpl.arn(findID(t, tpl, alias))
 				policy := tpl.policyOf(t, "AWS::SQS::QueuePolicy", "Queues", "${"+alias+"}")
@@ -119,17 +119,17 @@ func TestQueueControlEvaluated(t *testing.T) {
 }
 
 // TestQueueControlAlarm: a CloudTrail-backed rule matches the control
-// actions on either queue, by the queue URL's path (either endpoint form),
-// a message move from or into either queue, and any move's cancellation,
+// actions on any queue, by the queue URL's path (either endpoint form),
+// a message move from or into any queue, and any move's cancellation,
 // and notifies the alarm topic, whose policy lets EventBridge publish.
 func TestQueueControlAlarm(t *testing.T) {
 	tpl := synth(t, testProps(t))
 	rule := tpl.byAlias(t, "QueueControlAlarm")
 	got := tpl.render(rule.Properties["EventPattern"])
-	queues := `["${Queue.Arn}","${DeadLetterQueue.Arn}"]`
+	queues := `["${Queue.Arn}","${DeadLetterQueue.Arn}","${CordonQueue.Arn}"]`
 	want := `{"detail":{"$or":[{"eventName":["SetQueueAttributes","DeleteQueue","AddPermission","RemovePermission","TagQueue","UntagQueue"],` +
 		`"requestParameters":{"queueUrl":[{"suffix":"/${AWS::AccountId}/${Queue.QueueName}"},` +
-		`{"suffix":"/${AWS::AccountId}/${DeadLetterQueue.QueueName}"}]}},` +
+		`{"suffix":"/${AWS::AccountId}/${DeadLetterQueue.QueueName}"},{"suffix":"/${AWS::AccountId}/${CordonQueue.QueueName}"}]}},` +
 		`{"eventName":["StartMessageMoveTask"],"requestParameters":{"sourceArn":` + queues + `}},` +
 		`{"eventName":["StartMessageMoveTask"],"requestParameters":{"destinationArn":` + queues + `}},` +
 		`{"eventName":["CancelMessageMoveTask"]}],` +

@@ -13,11 +13,12 @@ import (
 // admin with them could swallow interruption notices silently.
 var consumeActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:PurgeQueue", "sqs:ChangeMessageVisibility"}
 
-// guardConsumers denies the consume actions on both queues to everyone but
-// the function's role (the event source polls with it) and the operator
+// guardConsumers denies the consume actions on every queue to everyone but
+// the function's role (the event sources poll with it) and the operator
 // roles, and lets those roles run a dead-letter redrive (SQS's message-move
 // task reads and deletes from the dead-letter queue and sends to the
-// queue as the caller).
+// queue as the caller: by default to the queue each message came from,
+// the cordon queue's copies to it).
 func guardConsumers(c *Construct) {
 	principals := []*string{c.Role.RoleArn()}
 	var operators []awsiam.IPrincipal
@@ -25,7 +26,7 @@ func guardConsumers(c *Construct) {
 		principals = append(principals, jsii.String(r))
 		operators = append(operators, awsiam.NewArnPrincipal(jsii.String(r)))
 	}
-	for i, q := range []awssqs.Queue{c.Queue, c.DeadLetterQueue} {
+	for i, q := range c.queues() {
 		denyOnQueue(q, fmt.Sprintf("DenyOtherConsumers%d", i), consumeActions, map[string]any{"ArnNotEquals": map[string]any{"aws:PrincipalArn": principals}})
 	}
 	if len(operators) == 0 {
@@ -47,11 +48,16 @@ func guardConsumers(c *Construct) {
 		Resources:  &[]*string{c.DeadLetterQueue.QueueArn()},
 		Conditions: own,
 	}))
-	c.Queue.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:        jsii.String("OperatorsRedriveTarget"),
-		Principals: &operators,
-		Actions:    jsii.Strings("sqs:SendMessage", "sqs:GetQueueAttributes"),
-		Resources:  &[]*string{c.Queue.QueueArn()},
-		Conditions: own,
-	}))
+	for _, q := range []awssqs.Queue{c.Queue, c.CordonQueue} {
+		if q == nil {
+			continue
+		}
+		q.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("OperatorsRedriveTarget"),
+			Principals: &operators,
+			Actions:    jsii.Strings("sqs:SendMessage", "sqs:GetQueueAttributes"),
+			Resources:  &[]*string{q.QueueArn()},
+			Conditions: own,
+		}))
+	}
 }

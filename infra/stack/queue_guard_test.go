@@ -1,19 +1,23 @@
 package stack
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-// TestConsumersGuarded: on both queues, receive/delete/purge/hide are
+// TestConsumersGuarded: on every queue, receive/delete/purge/hide are
 // denied to every principal but the function's role and the operator
-// roles, and the operators may redrive the dead-letter queue.
+// roles, and the operators may redrive the dead-letter queue, into the
+// work queue or, for its copies, the cordon queue.
 func TestConsumersGuarded(t *testing.T) {
 	const operator = "arn:aws:iam::123456789012:role/oncall"
 	p := testProps(t)
 	p.OperatorRoleARNs = []string{operator}
 	tpl := synth(t, p)
-	denies, redrive := map[string]bool{}, map[string]bool{}
+	denies, redrive := map[string]bool{}, map[string][]string{}
 	for _, s := range tpl.statements() {
 		if !strings.HasPrefix(s.Where, "QueuePolicy") {
 			continue
@@ -26,21 +30,23 @@ func TestConsumersGuarded(t *testing.T) {
 			}
 			denies[strings.Join(s.Resources, ",")] = true
 		case s.Effect == "Allow" && strings.Contains(s.Principal, operator):
-			redrive[strings.Join(s.Actions, ",")] = true
+			redrive[strings.Join(s.Actions, ",")] = append(redrive[strings.Join(s.Actions, ",")], strings.Join(s.Resources, ","))
 		}
 	}
-	for _, q := range []string{"${Queue.Arn}", "${DeadLetterQueue.Arn}"} {
+	for _, q := range []string{"${Queue.Arn}", "${DeadLetterQueue.Arn}", "${CordonQueue.Arn}"} {
 		if !denies[q] {
 			t.Errorf("no consume denial on %s (denials on %v)", q, denies)
 		}
 	}
-	for _, want := range []string{
+	want := map[string][]string{
 		"sqs:CancelMessageMoveTask,sqs:ChangeMessageVisibility,sqs:DeleteMessage,sqs:GetQueueAttributes," +
-			"sqs:ListDeadLetterSourceQueues,sqs:ListMessageMoveTasks,sqs:ReceiveMessage,sqs:StartMessageMoveTask",
-		"sqs:GetQueueAttributes,sqs:SendMessage",
-	} {
-		if !redrive[want] {
-			t.Errorf("operators not allowed %s (allowed: %v)", want, redrive)
-		}
+			"sqs:ListDeadLetterSourceQueues,sqs:ListMessageMoveTasks,sqs:ReceiveMessage,sqs:StartMessageMoveTask": {"${DeadLetterQueue.Arn}"},
+		"sqs:GetQueueAttributes,sqs:SendMessage": {"${CordonQueue.Arn}", "${Queue.Arn}"},
+	}
+	for _, on := range redrive {
+		slices.Sort(on)
+	}
+	if diff := cmp.Diff(want, redrive); diff != "" {
+		t.Errorf("operators' Allows by actions (-want +got):\n%s", diff)
 	}
 }

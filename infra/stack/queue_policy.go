@@ -12,18 +12,26 @@ import (
 	"github.com/aws/jsii-runtime-go"
 )
 
-// queueName is the work queue's fixed name. The dead-letter queue's
+// queueName is the fixed name of the queue with suffix ("-queue" for the
+// work queue): the instance's, or for a template deployed under names
+// chosen later, the deployed stack's. The dead-letter queue's
 // RedriveAllowPolicy must name the queue's ARN while the queue's
 // RedrivePolicy names the dead-letter queue's: a generated name would make
 // that a dependency cycle, a fixed one is known to both. SQS names are at
 // most 80 characters.
-func queueName(s constructs.Construct) string {
-	name := instanceName(s)
-	if len(name) > 74 {
-		name = name[:74]
+func queueName(s constructs.Construct, p Props, suffix string) string {
+	if p.StackNamedQueue {
+		return *awscdk.Fn_Join(jsii.String(""), &[]*string{awscdk.Aws_STACK_NAME(), jsii.String(suffix)})
 	}
-	return name + "-queue"
+	name := instanceName(s)
+	if len(name) > sqsMaxName-len(suffix) {
+		name = name[:sqsMaxName-len(suffix)]
+	}
+	return name + suffix
 }
+
+// sqsMaxName is the longest queue name SQS takes.
+const sqsMaxName = 80
 
 // instanceName names one Drainpipe: the stack's name, and the construct's
 // id after it when built by NewConstruct, since two constructs in one
@@ -54,12 +62,12 @@ func queueARN(s constructs.Construct, name string) *string {
 	})
 }
 
-// allowRedriveFrom lets only the named queue use dlq as its dead-letter
+// allowRedriveFrom lets only the named queues use dlq as their dead-letter
 // queue.
-func allowRedriveFrom(dlq awssqs.Queue, sourceARN *string) {
+func allowRedriveFrom(dlq awssqs.Queue, sourceARNs ...*string) {
 	dlq.Node().DefaultChild().(awssqs.CfnQueue).AddPropertyOverride(jsii.String("RedriveAllowPolicy"), map[string]any{
 		"redrivePermission": "byQueue",
-		"sourceQueueArns":   []*string{sourceARN},
+		"sourceQueueArns":   sourceARNs,
 	})
 }
 

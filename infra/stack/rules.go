@@ -83,11 +83,18 @@ func groupMatchers(p Props) []any {
 	return m
 }
 
-// newRules routes every matching event to queue. allowRules lets
-// events.amazonaws.com send only with one of the rules' ARNs as
-// aws:SourceArn. Events EventBridge cannot deliver
-// go to the dead-letter queue, whose alarm then fires.
-func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awsevents.Rule {
+// newRules routes every matching event to each of queues (the work queue,
+// and the cordon queue unless it is nil): two of EventBridge's five
+// targets per rule. allowRules lets events.amazonaws.com send only with
+// one of the rules' ARNs as aws:SourceArn. Events EventBridge cannot
+// deliver go to the dead-letter queue, whose alarm then fires.
+func newRules(s constructs.Construct, p Props, dlq awssqs.Queue, queues ...awssqs.Queue) []awsevents.Rule {
+	var targets []awsevents.IRuleTarget
+	for _, q := range queues {
+		if q != nil {
+			targets = append(targets, queueTarget(p, q, dlq))
+		}
+	}
 	var rules []awsevents.Rule
 	for _, spec := range ruleSpecs(p) {
 		// Only events of the stack's own account: the default bus can
@@ -96,7 +103,7 @@ func newRules(s constructs.Construct, p Props, queue, dlq awssqs.Queue) []awseve
 		rules = append(rules, awsevents.NewRule(s, jsii.String(spec.id), &awsevents.RuleProps{
 			Description:  jsii.String("Drainpipe: " + spec.description),
 			EventPattern: spec.pattern,
-			Targets:      &[]awsevents.IRuleTarget{queueTarget(p, queue, dlq)},
+			Targets:      &targets,
 		}))
 	}
 	return rules

@@ -15,6 +15,8 @@ import (
 // aws:SourceArn; denyOtherSenders exempts the same ARNs, and no one else
 // sends as SNS. Call before denyOtherSenders; it returns the topics' ARNs.
 // Envelopes are kept (no raw delivery): the function reads the envelope.
+// The cordon queue is not subscribed: the work queue alone cordons the
+// nodes of SNS-delivered notices.
 func subscribeTopics(c *Construct) []*string {
 	var arns []*string
 	for i, arn := range c.Props.SNSTopicARNs {

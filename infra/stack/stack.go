@@ -1,9 +1,9 @@
 // Package stack defines Drainpipe's CloudFormation resources: the encrypted
-// queue and its dead-letter queue, the EventBridge rules feeding it, the
-// function consuming it, least-privilege IAM, EKS access entries, alarms
-// and outputs. NewConstruct adds them to any stack; New is this
-// repository's stack around them. Everything configurable comes in
-// through Props.
+// work and cordon queues and their dead-letter queue, the EventBridge rules
+// feeding them, the function consuming them, least-privilege IAM, EKS
+// access entries, alarms and outputs. NewConstruct adds them to any stack;
+// New is this repository's stack around them. Everything configurable
+// comes in through Props.
 package stack
 
 import (
@@ -41,20 +41,24 @@ func New(scope constructs.Construct, id string, props Props, stackProps *awscdk.
 	return s, nil
 }
 
-// newQueues creates the work queue and its dead-letter queue. Both use
-// SSE-SQS: EventBridge cannot send to a queue under the AWS-managed KMS key.
-func newQueues(s constructs.Construct, p Props) (queue, dlq awssqs.Queue) {
+// newQueues creates the work queue, the cordon queue unless it is off
+// (nil then), and their dead-letter queue. All use SSE-SQS: EventBridge
+// cannot send to a queue under the AWS-managed KMS key.
+func newQueues(s constructs.Construct, p Props) (queue, cordon, dlq awssqs.Queue) {
 	dlq = awssqs.NewQueue(s, jsii.String("DeadLetterQueue"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(dlqRetention.Seconds())),
 	})
 	suppress(dlq, rule{"AwsSolutions-SQS3", "This is the dead-letter queue; it has none of its own.", ""})
-	name := queueName(s)
-	if p.StackNamedQueue {
-		name = *awscdk.Fn_Join(jsii.String(""), &[]*string{awscdk.Aws_STACK_NAME(), jsii.String("-queue")})
+	name := queueName(s, p, "-queue")
+	sources := []*string{queueARN(s, name)}
+	if p.cordonConcurrency() > 0 {
+		cordonName := queueName(s, p, cordonSuffix)
+		sources = append(sources, queueARN(s, cordonName))
+		cordon = newCordonQueue(s, p, dlq, cordonName)
 	}
-	allowRedriveFrom(dlq, queueARN(s, name))
+	allowRedriveFrom(dlq, sources...)
 	queue = awssqs.NewQueue(s, jsii.String("Queue"), &awssqs.QueueProps{
 		QueueName:  jsii.String(name),
 		Encryption: awssqs.QueueEncryption_SQS_MANAGED,
@@ -68,5 +72,5 @@ func newQueues(s constructs.Construct, p Props) (queue, dlq awssqs.Queue) {
 			MaxReceiveCount: jsii.Number(float64(p.MaxReceiveCount)),
 		},
 	})
-	return queue, dlq
+	return queue, cordon, dlq
 }

@@ -57,17 +57,23 @@ func TestRulePatterns(t *testing.T) {
 				}
 				b, _ := json.Marshal(pattern) // map keys come out sorted
 				got = append(got, string(b))
-				targets := asList(r.Properties["Targets"])
-				if len(targets) != 1 {
-					t.Fatalf("rule has %d targets, want 1", len(targets))
+				// Every notice to the work queue and its copy to the cordon
+				// queue; the sweep's Scheduled Events to the work queue only.
+				want := []string{"${Queue.Arn}", "${CordonQueue.Arn}"}
+				if r.Properties["EventPattern"] == nil {
+					want = want[:1]
 				}
-				target := targets[0].(map[string]any)
-				if got, want := tpl.render(target["Arn"]), "${Queue.Arn}"; got != want {
-					t.Errorf("rule target = %s, want %s", got, want)
+				var arns []string
+				for _, tg := range asList(r.Properties["Targets"]) {
+					target := tg.(map[string]any)
+					arns = append(arns, tpl.render(target["Arn"]))
+					dl, _ := target["DeadLetterConfig"].(map[string]any)
+					if got, want := tpl.render(dl["Arn"]), "${DeadLetterQueue.Arn}"; got != want {
+						t.Errorf("rule dead-letter target = %s, want %s", got, want)
+					}
 				}
-				dl, _ := target["DeadLetterConfig"].(map[string]any)
-				if got, want := tpl.render(dl["Arn"]), "${DeadLetterQueue.Arn}"; got != want {
-					t.Errorf("rule dead-letter target = %s, want %s", got, want)
+				if !slices.Equal(arns, want) {
+					t.Errorf("rule targets = %v, want %v", arns, want)
 				}
 			}
 			slices.Sort(got)
@@ -131,8 +137,11 @@ func TestQueues(t *testing.T) {
 
 func TestQueuePolicies(t *testing.T) {
 	tpl := synth(t, testProps(t))
-	rules := len(tpl.ofType("AWS::Events::Rule"))
-	for _, q := range []string{"Queue", "DeadLetterQueue"} {
+	for _, q := range []string{"Queue", "DeadLetterQueue", "CordonQueue"} {
+		rules := len(tpl.ofType("AWS::Events::Rule"))
+		if q == "CordonQueue" {
+			rules-- // the sweep's rule sends to the work queue only
+		}
 		t.Run(q, func(t *testing.T) {
 			var tlsDeny, fromRules int
 			for _, s := range tpl.statements() {
@@ -177,14 +186,7 @@ func TestEventSource(t *testing.T) {
 	p := testProps(t)
 	p.BatchSize, p.BatchWindow, p.MaxConcurrency = 25, 2*time.Second, 40
 	tpl := synth(t, p)
-	esm := tpl.ofType("AWS::Lambda::EventSourceMapping")
-	if len(esm) != 1 {
-		t.Fatalf("%d event source mappings, want 1", len(esm))
-	}
-	got := map[string]string{}
-	for k, v := range esm[0].Properties {
-		got[k] = tpl.render(v)
-	}
+	got := eventSources(t, tpl)["${Queue.Arn}"]
 	want := map[string]string{
 		"BatchSize":                      "25",
 		"EventSourceArn":                 "${Queue.Arn}",
@@ -221,7 +223,7 @@ func TestFunction(t *testing.T) {
 		"LoggingConfig": `{"LogFormat":"JSON","LogGroup":"${LogGroup}"}`,
 		"Environment": `{"Variables":{"DRAINPIPE_ACCEPT":"eventbridge","DRAINPIPE_ACTION_ASG_LIFECYCLE":"cordon-and-drain","DRAINPIPE_ACTION_REBALANCE":"none",` +
 			`"DRAINPIPE_ASG_NAMES":"workers","DRAINPIPE_ASG_NAME_PREFIX":"eks-",` +
-			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_DRY_RUN":"true",` +
+			`"DRAINPIPE_CLUSTERS":"prod,staging","DRAINPIPE_CORDON_QUEUE_ARN":"${CordonQueue.Arn}","DRAINPIPE_DRY_RUN":"true",` +
 			`"DRAINPIPE_LIFECYCLE_HOOK_NAMES":"drainpipe,drainpipe-launch","DRAINPIPE_LOG_LEVEL":"debug",` +
 			`"DRAINPIPE_MAX_CONCURRENCY":"10","DRAINPIPE_MAX_EVENT_AGE":"3600s","DRAINPIPE_MAX_RECEIVE_COUNT":"5","DRAINPIPE_METRICS_STACK":"Test","DRAINPIPE_REQUIRED_TAG":"kubernetes.io/cluster/prod=owned",` +
 			`"DRAINPIPE_RETRY_DELAY":"15s","DRAINPIPE_SWEEP_RULE":"${Rule.Arn}","GOGC":"400"}}`,
@@ -299,6 +301,8 @@ func TestAlarms(t *testing.T) {
 			want := []string{
 				"AWS/Lambda/Errors Sum GreaterThanOrEqualToThreshold 3 on ${Function}",
 				"AWS/Lambda/Throttles Sum GreaterThanOrEqualToThreshold 1 on ${Function}",
+				// A copy the function would ignore: its node was not cordoned at once.
+				"AWS/SQS/ApproximateAgeOfOldestMessage Maximum GreaterThanThreshold 30 on ${CordonQueue.QueueName}",
 				"AWS/SQS/ApproximateNumberOfMessagesVisible Maximum GreaterThanThreshold 0 on ${DeadLetterQueue.QueueName}",
 				// Messages nobody received, not held ones (TestAlarmsMeanSomething).
 				"AWS/SQS/ApproximateNumberOfMessagesVisible Minimum GreaterThanThreshold 0 on ${Queue.QueueName}",
@@ -326,6 +330,7 @@ func TestOutputs(t *testing.T) {
 		"QueueUrl":           "${Queue}",
 		"QueueArn":           "${Queue.Arn}",
 		"DeadLetterQueueUrl": "${DeadLetterQueue}",
+		"CordonQueueUrl":     "${CordonQueue}",
 		"FunctionName":       "${Function}",
 		"RoleArn":            "${FunctionRole.Arn}",
 		"AlarmTopicArn":      "${Topic}",

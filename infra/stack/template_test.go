@@ -93,10 +93,11 @@ func templateOf(t testing.TB, s awscdk.Stack) template {
 	return tpl
 }
 
-// aliases names resources by their part in the stack: queues are "Queue" or
-// "DeadLetterQueue", the function's role "FunctionRole", anything else its
-// type's last segment ("Rule", "LogGroup", "Function", "Role"); the rule
-// that notifies of changes to the queues is "QueueControlAlarm".
+// aliases names resources by their part in the stack: queues are "Queue",
+// "CordonQueue" (named …-cordon) or "DeadLetterQueue", the function's role
+// "FunctionRole", anything else its type's last segment ("Rule",
+// "LogGroup", "Function", "Role"); the rule that notifies of changes to
+// the queues is "QueueControlAlarm".
 func aliases(tpl template) map[string]string {
 	a := map[string]string{}
 	for id, r := range tpl.Resources {
@@ -107,6 +108,9 @@ func aliases(tpl template) map[string]string {
 		case "AWS::SQS::Queue":
 			if rp, ok := r.Properties["RedrivePolicy"].(map[string]any); ok {
 				a[id] = "Queue"
+				if name, _ := json.Marshal(r.Properties["QueueName"]); strings.Contains(string(name), cordonSuffix+`"`) {
+					a[id] = "CordonQueue"
+				}
 				a[refID(rp["deadLetterTargetArn"])] = "DeadLetterQueue"
 			}
 		case "AWS::Lambda::Function":

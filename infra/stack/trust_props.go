@@ -97,16 +97,17 @@ func (p Props) checkConcurrency() []error {
 		bad("accountConcurrencyLimit: %d is not a positive number of concurrent executions", p.AccountConcurrency)
 		return errs
 	}
+	sources, keys := p.sourceConcurrency()
 	switch {
 	case p.ReservedConcurrency < -1:
-		bad("reservedConcurrency: %d is not -1 (none), 0 (maxConcurrency) or a reservation", p.ReservedConcurrency)
-	case p.ReservedConcurrency > 0 && p.ReservedConcurrency < p.MaxConcurrency:
-		bad("reservedConcurrency: %d is below maxConcurrency (%d): it would throttle the event source", p.ReservedConcurrency, p.MaxConcurrency)
+		bad("reservedConcurrency: %d is not -1 (none), 0 (%s) or a reservation", p.ReservedConcurrency, keys)
+	case p.ReservedConcurrency > 0 && p.ReservedConcurrency < sources:
+		bad("reservedConcurrency: %d is below %s (%d): it would throttle the event sources", p.ReservedConcurrency, keys, sources)
 	}
 	if r := p.reserved(); r != nil && int(*r) > p.AccountConcurrency-unreservedMin {
 		what := fmt.Sprintf("reserving %d", int(*r))
 		if p.ReservedConcurrency == 0 {
-			what += " (maxConcurrency, reservedConcurrency being unset)"
+			what += fmt.Sprintf(" (%s, reservedConcurrency being unset)", keys)
 		}
 		bad("reservedConcurrency: %s would leave fewer than the %d executions Lambda keeps unreserved of the account's limit "+
 			"of %d (accountConcurrencyLimit; Lambda's default quota is %d): reserve at most %d, set accountConcurrencyLimit "+
@@ -123,9 +124,20 @@ func (p Props) reserved() *float64 {
 	case p.ReservedConcurrency < 0:
 		return nil
 	case p.ReservedConcurrency == 0:
-		return jsii.Number(float64(p.MaxConcurrency))
+		n, _ := p.sourceConcurrency()
+		return jsii.Number(float64(n))
 	}
 	return jsii.Number(float64(p.ReservedConcurrency))
+}
+
+// sourceConcurrency is the most invocations the event sources run at
+// once, and what it is made of, in context keys: a reservation below it
+// would throttle them, and cordons would take drains' executions.
+func (p Props) sourceConcurrency() (int, string) {
+	if c := p.cordonConcurrency(); c > 0 {
+		return p.MaxConcurrency + c, "maxConcurrency + cordonConcurrency"
+	}
+	return p.MaxConcurrency, "maxConcurrency"
 }
 
 // targetMaxEventAge is how long EventBridge keeps trying to deliver an

@@ -67,11 +67,18 @@ func TestQueuesDenySendingToOthers(t *testing.T) {
 			for range tpl.ofType("AWS::Events::Rule") {
 				rules = append(rules, "${Rule.Arn}")
 			}
-			for _, q := range []string{"Queue", "DeadLetterQueue"} {
+			for _, q := range []string{"Queue", "DeadLetterQueue", "CordonQueue"} {
 				cond := sendDeny(t, tpl, q)
 				want := map[string]map[string][]string{"ArnNotEquals": {"aws:SourceArn": rules}}
-				if tt.principals != nil {
-					want["ArnNotEquals"]["aws:PrincipalArn"] = tt.principals
+				principals := tt.principals
+				if q == "CordonQueue" {
+					// The rules that copy their notices: not the sweep's;
+					// lifecycle hooks notify the work queue only.
+					want["ArnNotEquals"]["aws:SourceArn"] = rules[1:]
+					principals = slices.DeleteFunc(slices.Clone(principals), func(p string) bool { return p == "${Role.Arn}" })
+				}
+				if principals != nil {
+					want["ArnNotEquals"]["aws:PrincipalArn"] = principals
 				}
 				if diff := cmp.Diff(want, cond); diff != "" {
 					t.Errorf("%s deny condition (-want +got):\n%s", q, diff)
@@ -81,15 +88,17 @@ func TestQueuesDenySendingToOthers(t *testing.T) {
 	}
 }
 
-// TestDeadLetterRedriveAllowPolicy: only our queue may use the DLQ.
+// TestDeadLetterRedriveAllowPolicy: only our queues may use the DLQ.
 func TestDeadLetterRedriveAllowPolicy(t *testing.T) {
 	tpl := synth(t, testProps(t))
-	queue, dlq := tpl.byAlias(t, "Queue"), tpl.byAlias(t, "DeadLetterQueue")
+	queue, cordon, dlq := tpl.byAlias(t, "Queue"), tpl.byAlias(t, "CordonQueue"), tpl.byAlias(t, "DeadLetterQueue")
 	got := tpl.render(dlq.Properties["RedriveAllowPolicy"])
 	name, _ := queue.Properties["QueueName"].(string)
-	want := `{"redrivePermission":"byQueue","sourceQueueArns":["arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:` + name + `"]}`
-	if name == "" || got != want {
-		t.Errorf("RedriveAllowPolicy = %s (queue name %q), want %s", got, name, want)
+	cordonName, _ := cordon.Properties["QueueName"].(string)
+	const arn = "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:"
+	want := `{"redrivePermission":"byQueue","sourceQueueArns":["` + arn + name + `","` + arn + cordonName + `"]}`
+	if name == "" || cordonName == "" || got != want {
+		t.Errorf("RedriveAllowPolicy = %s (queue names %q, %q), want %s", got, name, cordonName, want)
 	}
 }
 
@@ -147,12 +156,12 @@ func TestAcceptWired(t *testing.T) {
 }
 
 // TestReservedConcurrency (issue 15, 8): a spot wave is not throttled by
-// other functions of the account.
+// other functions of the account, nor drains by cordons.
 func TestReservedConcurrency(t *testing.T) {
 	p := testProps(t)
 	p.MaxConcurrency = 40
-	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 40 {
-		t.Errorf("default reserved concurrency = %v, want maxConcurrency 40", got)
+	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 50 {
+		t.Errorf("default reserved concurrency = %v, want maxConcurrency 40 + cordonConcurrency 10", got)
 	}
 	p.ReservedConcurrency = 60
 	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 60 {
@@ -252,7 +261,7 @@ func TestValidateTrust(t *testing.T) {
 		// Lambda keeps 100 of the account's 1000 (default) executions unreserved.
 		{"reserved over what an account can reserve", func(p *Props) { p.ReservedConcurrency = 950 }, "reserve at most 900"},
 		{"reserved all an account can", func(p *Props) { p.ReservedConcurrency = 900 }, ""},
-		{"maxConcurrency reserved by default, too many", func(p *Props) { p.MaxConcurrency = 1000 }, "reservedConcurrency: reserving 1000 (maxConcurrency"},
+		{"maxConcurrency reserved by default, too many", func(p *Props) { p.MaxConcurrency = 1000 }, "reservedConcurrency: reserving 1010 (maxConcurrency + cordonConcurrency"},
 		{"maxConcurrency not reserved", func(p *Props) { p.MaxConcurrency, p.ReservedConcurrency = 1000, -1 }, ""},
 		{"raised account limit", func(p *Props) { p.MaxConcurrency, p.AccountConcurrency = 1000, 5000 }, ""},
 		{"small account", func(p *Props) { p.AccountConcurrency = 50 }, "reserve at most 0"},

@@ -91,6 +91,9 @@ func (p Props) Validate() error {
 	if p.MaxConcurrency < 2 || p.MaxConcurrency > 1000 {
 		bad("maxConcurrency: %d is outside 2–1000", p.MaxConcurrency)
 	}
+	if c := p.cordonConcurrency(); c != 0 && (c < 2 || c > 1000) {
+		bad("cordonConcurrency: %d is outside 2–1000 (0: %d; -1: no cordon queue)", c, defaultCordonConcurrency)
+	}
 	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
 		bad("maxReceiveCount: %d is outside 1–1000", p.MaxReceiveCount)
 	}
