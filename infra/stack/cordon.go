@@ -22,7 +22,7 @@ import (
 // every record, and ignores a copy sent over 30 s ago; the work queue's
 // copy does the rest.
 const (
-	defaultCordonConcurrency = 10
+	defaultCordonConcurrency = 20
 	cordonSuffix             = "-cordon"
 	// cordonBatchSize is the largest SQS batch without a batching window,
 	// which would only delay the cordons.

@@ -65,7 +65,7 @@ func TestCordonQueue(t *testing.T) {
 func TestCordonEventSource(t *testing.T) {
 	for _, tt := range []struct {
 		set, want int
-	}{{0, 10}, {10, 10}, {25, 25}} {
+	}{{0, 20}, {10, 10}, {25, 25}} {
 		p := testProps(t)
 		p.CordonConcurrency = tt.set
 		tpl := synth(t, p)
@@ -177,7 +177,7 @@ func TestCordonConcurrencyValidated(t *testing.T) {
 // TestCordonConcurrencyFromContext: the context key, from the CLI (a
 // string) and cdk.json (a number).
 func TestCordonConcurrencyFromContext(t *testing.T) {
-	for v, want := range map[any]int{"-1": -1, 25.0: 25, nil: 10} {
+	for v, want := range map[any]int{"-1": -1, 25.0: 25, nil: 20} {
 		p, err := FromContext(func(k string) any { return map[string]any{"cordonConcurrency": v}[k] })
 		if err != nil || p.CordonConcurrency != want {
 			t.Errorf("cordonConcurrency %v: %d, %v; want %d", v, p.CordonConcurrency, err, want)

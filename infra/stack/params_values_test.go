@@ -2,6 +2,7 @@ package stack
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,16 +33,16 @@ func TestStandaloneValueParameters(t *testing.T) {
 		}
 		// The parameter plus cordonConcurrency, for any value it takes.
 		for _, mc := range []int{2, 20, 1000} {
-			if got := followed(t, fn["ReservedConcurrentExecutions"], mc); got != mc+10 {
-				t.Errorf("ReservedConcurrentExecutions with MaxConcurrency %d = %d, want %d", mc, got, mc+10)
+			if got := followed(t, fn["ReservedConcurrentExecutions"], mc); got != mc+defaultCordonConcurrency {
+				t.Errorf("ReservedConcurrentExecutions with MaxConcurrency %d = %d, want %d", mc, got, mc+defaultCordonConcurrency)
 			}
 		}
 		esm := eventSources(t, tpl)
 		if got := esm["${Queue.Arn}"]["ScalingConfig"]; got != `{"MaximumConcurrency":"${MaxConcurrency}"}` {
 			t.Errorf("ScalingConfig = %s, want the MaxConcurrency parameter", got)
 		}
-		if got := esm["${CordonQueue.Arn}"]["ScalingConfig"]; got != `{"MaximumConcurrency":10}` {
-			t.Errorf("cordon queue's ScalingConfig = %s, want cordonConcurrency 10, not the parameter", got)
+		if want := fmt.Sprintf(`{"MaximumConcurrency":%d}`, defaultCordonConcurrency); esm["${CordonQueue.Arn}"]["ScalingConfig"] != want {
+			t.Errorf("cordon queue's ScalingConfig = %s, want %s (cordonConcurrency, not the parameter)", esm["${CordonQueue.Arn}"]["ScalingConfig"], want)
 		}
 		subs := tpl.ofType("AWS::SNS::Subscription")
 		var emailSubs []resource
@@ -119,8 +120,8 @@ func TestStandaloneReservation(t *testing.T) {
 	if err := json.Unmarshal(raw, &tpl2); err != nil {
 		t.Fatal(err)
 	}
-	if got := tpl2.Parameters["MaxConcurrency"].MaxValue; got != 40 {
-		t.Errorf("MaxConcurrency's MaxValue = %v, want 40 (reservedConcurrency 50 less cordonConcurrency 10)", got)
+	if got := tpl2.Parameters["MaxConcurrency"].MaxValue; got != float64(50-defaultCordonConcurrency) {
+		t.Errorf("MaxConcurrency's MaxValue = %v, want reservedConcurrency 50 less cordonConcurrency %d", got, defaultCordonConcurrency)
 	}
 	if got := number(tpl2.Resources[FunctionLogicalID].Properties["ReservedConcurrentExecutions"]); got != 50 {
 		t.Errorf("ReservedConcurrentExecutions = %v, want reservedConcurrency 50", got)

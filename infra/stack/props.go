@@ -49,7 +49,7 @@ type Props struct {
 	MaxConcurrency  int
 	MaxReceiveCount int
 	// CordonConcurrency is the cordon queue's event source maximum
-	// concurrency (cordon.go): 0 is 10; negative, no cordon queue.
+	// concurrency (cordon.go): 0 is 20; negative, no cordon queue.
 	CordonConcurrency int
 	// RetryDelay is how soon a retried message comes back after its first
 	// delivery (doubling per delivery, at most maxRetryDelay) instead of

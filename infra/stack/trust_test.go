@@ -160,8 +160,8 @@ func TestAcceptWired(t *testing.T) {
 func TestReservedConcurrency(t *testing.T) {
 	p := testProps(t)
 	p.MaxConcurrency = 40
-	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 50 {
-		t.Errorf("default reserved concurrency = %v, want maxConcurrency 40 + cordonConcurrency 10", got)
+	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != float64(40+defaultCordonConcurrency) {
+		t.Errorf("default reserved concurrency = %v, want maxConcurrency 40 + cordonConcurrency %d", got, defaultCordonConcurrency)
 	}
 	p.ReservedConcurrency = 60
 	if got := number(synth(t, p).byAlias(t, "Function").Properties["ReservedConcurrentExecutions"]); got != 60 {
@@ -261,7 +261,7 @@ func TestValidateTrust(t *testing.T) {
 		// Lambda keeps 100 of the account's 1000 (default) executions unreserved.
 		{"reserved over what an account can reserve", func(p *Props) { p.ReservedConcurrency = 950 }, "reserve at most 900"},
 		{"reserved all an account can", func(p *Props) { p.ReservedConcurrency = 900 }, ""},
-		{"maxConcurrency reserved by default, too many", func(p *Props) { p.MaxConcurrency = 1000 }, "reservedConcurrency: reserving 1010 (maxConcurrency + cordonConcurrency"},
+		{"maxConcurrency reserved by default, too many", func(p *Props) { p.MaxConcurrency = 1000 }, "reservedConcurrency: reserving 1020 (maxConcurrency + cordonConcurrency"},
 		{"maxConcurrency not reserved", func(p *Props) { p.MaxConcurrency, p.ReservedConcurrency = 1000, -1 }, ""},
 		{"raised account limit", func(p *Props) { p.MaxConcurrency, p.AccountConcurrency = 1000, 5000 }, ""},
 		{"small account", func(p *Props) { p.AccountConcurrency = 50 }, "reserve at most 0"},

@@ -26,7 +26,7 @@ type Function struct {
 	Timeout         time.Duration // default 300 s
 	MaxReceiveCount int           // default 5
 	// CordonConcurrency is the cordon queue's mapping's maximum
-	// concurrency: default 10, as the stack sets it; negative, no cordon
+	// concurrency: default 20, as the stack sets it; negative, no cordon
 	// queue (the rules target the work queue alone).
 	CordonConcurrency int
 	// Visibility is the queue's visibility timeout; default 6 × Timeout,
@@ -58,7 +58,7 @@ func (f Function) withDefaults() Function {
 		f.Timeout = 300 * time.Second
 	}
 	if f.CordonConcurrency == 0 {
-		f.CordonConcurrency = 10
+		f.CordonConcurrency = 20
 	}
 	if f.MaxReceiveCount == 0 {
 		f.MaxReceiveCount = 5

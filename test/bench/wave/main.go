@@ -93,7 +93,7 @@ func run() error {
 	flag.Float64Var(&o.spot, "spot", 0.2, "share of the nodes getting a Spot interruption warning")
 	flag.Float64Var(&o.hooks, "hooks", 0.1, "share of the other nodes getting a terminate lifecycle action")
 	flag.IntVar(&o.concurrency, "concurrency", 10, "the event source's MaximumConcurrency")
-	flag.IntVar(&o.cordonConcurrency, "cordon-concurrency", 10, "the cordon queue's event source's MaximumConcurrency (negative: no cordon queue); the floor gets one queue with both concurrencies")
+	flag.IntVar(&o.cordonConcurrency, "cordon-concurrency", 20, "the cordon queue's event source's MaximumConcurrency (negative: no cordon queue); the floor gets one queue with both concurrencies")
 	flag.IntVar(&o.batch, "batch", 10, "the event source's batch size")
 	flag.DurationVar(&o.window, "window", 0, "the event source's batch window")
 	flag.DurationVar(&o.timeout, "timeout", 300*time.Second, "the function timeout")
