@@ -264,7 +264,6 @@ func parseDimensionValue(v string) (string, error) {
 	return v, nil
 }
 
-// parseSweepRule accepts an EventBridge rule ARN or a rule name.
 // parseQueueARN accepts an SQS queue's ARN
 // (arn:PARTITION:sqs:REGION:ACCOUNT:NAME): the event source ARN of the
 // records it names.
@@ -277,6 +276,7 @@ func parseQueueARN(v string) (string, error) {
 	return v, nil
 }
 
+// parseSweepRule accepts an EventBridge rule ARN or a rule name.
 func parseSweepRule(v string) (string, error) {
 	if strings.HasPrefix(v, "arn:") {
 		if !strings.Contains(v, ":events:") || !strings.Contains(v, ":rule/") {

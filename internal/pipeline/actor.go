@@ -16,7 +16,6 @@ import (
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
-	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
 	"github.com/drainpipe/drainpipe/internal/restore"
 )
@@ -184,28 +183,9 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	case StepIgnore:
 		return r
 	}
-	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
-	switch {
-	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
-		return ignored(fmt.Sprintf("instance not found in EC2: %v", err))
-	case err != nil:
-		return retryAWS("looking up instance", err, log)
-	case !found:
-		return ignored("instance not found in EC2")
-	case inst.State == "terminated" && !a.cfg.OutOfService:
-		return ignored("stale: instance is already terminated")
-	case inst.Cluster == "":
-		return ignored("instance ignored: " + a.whyIgnored(inst))
-	}
-	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
-		return ignored(why)
-	}
-	t, dropped := credible(t, inst)
-	if len(t.Interruptions) == 0 {
-		return ignored(joinReasons(dropped))
-	}
-	if len(dropped) > 0 {
-		log.Info("claims contradicted by EC2 dropped", "reasons", dropped)
+	inst, t, r, ok := a.instanceOf(ctx, t, hooks, log)
+	if !ok {
+		return r
 	}
 	p := primary(t)
 	client, err := a.clusters.Client(ctx, inst.Cluster)
@@ -229,25 +209,13 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	}
 	late := cordonIfLate(&req, now, stopped)
 	d := a.newDrainer(client)
-	read := a.cordonUnread(ctx, d, t, p, inst, req, log.With("cluster", inst.Cluster))
-	req.Cordoned = read != nil
-	var node string
-	if read == nil {
-		node, read, err = a.locate(ctx, client, inst)
-		if errors.Is(err, nodemap.ErrNotFound) {
-			return done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", inst.Cluster))
-		}
-		if err != nil {
-			return retry(fmt.Sprintf("finding the node in cluster %s: %s", inst.Cluster, kubeReason(err)))
-		}
-	} else {
-		node = read.Name
-	}
-	on := onNode{a: a, client: client, task: t, p: p, inst: inst, node: node, log: log}
-	if r, stop := on.before(ctx, read); stop {
+	on := onNode{a: a, client: client, task: t, p: p, inst: inst, log: log}
+	read, cordoned, r, ok := on.find(ctx, d, req, log.With("cluster", inst.Cluster))
+	if !ok {
 		return r
 	}
-	req.Node, req.Read = node, read
+	node := on.node
+	req.Node, req.Read, req.Cordoned = node, read, cordoned
 	log = log.With("cluster", inst.Cluster, "node", node)
 	on.log = log
 	if a.cfg.DryRun {
@@ -265,6 +233,38 @@ func (a *Actor) actOn(ctx context.Context, t handler.Task, hooks *[]hook, log *s
 	r = on.after(ctx, r)
 	r.Node = node
 	return r
+}
+
+// instanceOf looks t's instance up and checks that Drainpipe acts on it
+// for t: known to EC2, of a configured cluster (terminated only with
+// Config.OutOfService), of the group its hooks name, and not contradicting
+// t's claims, which are dropped from the task returned when EC2 belies
+// them. ok is false when r is the result.
+func (a *Actor) instanceOf(ctx context.Context, t handler.Task, hooks *[]hook, log *slog.Logger) (instance.Instance, handler.Task, handler.Result, bool) {
+	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
+	switch {
+	case errors.Is(err, awserr.ErrNotFound): // the instance is gone
+		return inst, t, ignored(fmt.Sprintf("instance not found in EC2: %v", err)), false
+	case err != nil:
+		return inst, t, retryAWS("looking up instance", err, log), false
+	case !found:
+		return inst, t, ignored("instance not found in EC2"), false
+	case inst.State == "terminated" && !a.cfg.OutOfService:
+		return inst, t, ignored("stale: instance is already terminated"), false
+	case inst.Cluster == "":
+		return inst, t, ignored("instance ignored: " + a.whyIgnored(inst)), false
+	}
+	if why, foreign := a.checkGroupTag(t, inst, hooks, log); foreign {
+		return inst, t, ignored(why), false
+	}
+	t, dropped := credible(t, inst)
+	if len(t.Interruptions) == 0 {
+		return inst, t, ignored(joinReasons(dropped)), false
+	}
+	if len(dropped) > 0 {
+		log.Info("claims contradicted by EC2 dropped", "reasons", dropped)
+	}
+	return inst, t, handler.Result{}, true
 }
 
 // kubeReason says what to check when the API server refused the token (the

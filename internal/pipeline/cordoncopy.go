@@ -10,13 +10,10 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/drainpipe/drainpipe/internal/awserr"
 	"github.com/drainpipe/drainpipe/internal/drain"
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
-	"github.com/drainpipe/drainpipe/internal/instance"
 	"github.com/drainpipe/drainpipe/internal/lifecycle"
-	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/policy"
 	"github.com/drainpipe/drainpipe/internal/restore"
 )
@@ -62,27 +59,16 @@ func (a *Actor) copyOn(ctx context.Context, t handler.Task, log *slog.Logger) ha
 	}
 	t.Action = policy.ActionCordon
 	hooks := a.servedHooks(hooksOf(t), log)
-	inst, found, err := a.lookups.Get(ctx, t.InstanceID)
-	switch {
-	case errors.Is(err, awserr.ErrNotFound) || (err == nil && !found):
-		return ignored("instance not found in EC2")
-	case err != nil:
-		return retry(fmt.Sprintf("looking up instance: %v", err))
-	case inst.Cluster == "":
-		return ignored("instance ignored: " + a.whyIgnored(inst))
-	case inst.State != "running":
+	inst, t, r, ok := a.instanceOf(ctx, t, &hooks, log)
+	if !ok {
+		return r
+	}
+	if inst.State != "running" {
 		return ignored(fmt.Sprintf("instance is %s: the work queue's copy acts on it", inst.State))
-	}
-	if why, foreign := a.checkGroupTag(t, inst, &hooks, log); foreign {
-		return ignored(why)
-	}
-	t, dropped := credible(t, inst)
-	if len(t.Interruptions) == 0 {
-		return ignored(joinReasons(dropped))
 	}
 	client, err := a.clusters.Client(ctx, inst.Cluster)
 	if err != nil {
-		return retry(fmt.Sprintf("connecting to cluster %s: %v", inst.Cluster, err))
+		return retryAWS("connecting to cluster "+inst.Cluster, err, log)
 	}
 	p, by := primary(t), delivery()
 	req := drain.Request{Kind: string(p.Kind), EventID: p.EventID, Deadline: p.Deadline, End: p.End,
@@ -90,51 +76,26 @@ func (a *Actor) copyOn(ctx context.Context, t handler.Task, log *slog.Logger) ha
 	late := cordonIfLate(&req, now, false)
 	d := a.newDrainer(client)
 	log = log.With("cluster", inst.Cluster)
-	node, r, ok := a.copyCordon(ctx, copyTarget{t: t, p: p, inst: inst, client: client}, d, req, log)
+	on := onNode{a: a, client: client, task: t, p: p, inst: inst, log: log}
+	read, cordoned, r, ok := on.find(ctx, d, req, log)
 	if !ok {
 		return r
+	}
+	node := on.node
+	if !cordoned {
+		req.Node, req.Read = node, read
+		if _, err := d.Run(ctx, req); err != nil {
+			if isNotFound(err) {
+				return done(fmt.Sprintf("node %s disappeared", node))
+			}
+			return retry(fmt.Sprintf("cordoning node %s: %v", node, err))
+		}
 	}
 	if gone, over := a.copyOver(ctx, client, t, hooks, p, node, by, log); over {
 		return gone
 	}
 	return handler.Result{Status: handler.StatusDone, Node: node,
 		Reason: late + fmt.Sprintf("cordoned node %s (a cordon copy: the work queue's copy does the rest)", node)}
-}
-
-// copyTarget is what a copy's cordon needs of its task.
-type copyTarget struct {
-	t      handler.Task
-	p      event.Interruption
-	inst   instance.Instance
-	client kubernetes.Interface
-}
-
-// copyCordon cordons the node as the work queue's first delivery would:
-// unread when it is untouched, else found, read and checked first. ok is
-// false when r is the copy's result.
-func (a *Actor) copyCordon(ctx context.Context, c copyTarget, d Drainer, req drain.Request, log *slog.Logger) (node string, r handler.Result, ok bool) {
-	if read := a.cordonUnread(ctx, d, c.t, c.p, c.inst, req, log); read != nil {
-		return read.Name, handler.Result{}, true
-	}
-	node, read, err := a.locate(ctx, c.client, c.inst)
-	if errors.Is(err, nodemap.ErrNotFound) {
-		return "", done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to cordon", c.inst.Cluster)), false
-	}
-	if err != nil {
-		return "", retry(fmt.Sprintf("finding the node in cluster %s: %s", c.inst.Cluster, kubeReason(err))), false
-	}
-	on := onNode{a: a, client: c.client, task: c.t, p: c.p, inst: c.inst, node: node, log: log}
-	if r, stop := on.before(ctx, read); stop {
-		return node, r, false
-	}
-	req.Node, req.Read = node, read
-	if _, err := d.Run(ctx, req); err != nil {
-		if isNotFound(err) {
-			return node, done(fmt.Sprintf("node %s disappeared", node)), false
-		}
-		return node, retry(fmt.Sprintf("cordoning node %s: %v", node, err)), false
-	}
-	return node, handler.Result{}, true
 }
 
 // copyOver asks Auto Scaling, for a task of lifecycle actions alone,

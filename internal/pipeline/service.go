@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/drainpipe/drainpipe/internal/event"
 	"github.com/drainpipe/drainpipe/internal/handler"
 	"github.com/drainpipe/drainpipe/internal/instance"
+	"github.com/drainpipe/drainpipe/internal/nodemap"
 	"github.com/drainpipe/drainpipe/internal/restore"
 )
 
@@ -97,6 +99,29 @@ func (n onNode) outOfService(ctx context.Context, r handler.Result) handler.Resu
 		r.Reason += fmt.Sprintf("; instance is %s: node tainted %s so its volumes detach", n.inst.State, drain.OutOfServiceTaintKey)
 	}
 	return r
+}
+
+// find finds n's node and sets n.node: it cordons it unread when it can
+// (cordoned is then true), else finds and reads it, then runs before's
+// checks. ok is false when r is the result.
+func (n *onNode) find(ctx context.Context, d Drainer, req drain.Request, log *slog.Logger) (read *corev1.Node, cordoned bool, r handler.Result, ok bool) {
+	a := n.a
+	if read = a.cordonUnread(ctx, d, n.task, n.p, n.inst, req, log); read != nil {
+		n.node, cordoned = read.Name, true
+	} else {
+		var err error
+		n.node, read, err = a.locate(ctx, n.client, n.inst)
+		if errors.Is(err, nodemap.ErrNotFound) {
+			return nil, false, done(fmt.Sprintf("no node of cluster %s runs on the instance: nothing to drain", n.inst.Cluster)), false
+		}
+		if err != nil {
+			return nil, false, retry(fmt.Sprintf("finding the node in cluster %s: %s", n.inst.Cluster, kubeReason(err))), false
+		}
+	}
+	if r, stop := n.before(ctx, read); stop {
+		return read, cordoned, r, false
+	}
+	return read, cordoned, handler.Result{}, true
 }
 
 // before runs the checks that need the node's name before the cordon: a
