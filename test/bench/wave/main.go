@@ -25,6 +25,11 @@
 //     nodes first at the replacement rate measured before the wave
 //     (drainPaced);
 //   - floor-inproc (on request): the floor's cordons run in process;
+//   - floor-2q (on request): the floor's bootstrap deployed as Drainpipe
+//     is, with the cordon queue: every notice reaches both queues and
+//     both copies are cordoned (MaximumConcurrency as Drainpipe's two).
+//     It only cordons: the reference for what cordoning a wave wider than
+//     the work queue within its first second costs any handler;
 //   - limit (on request): an unthrottled admin client cordoning every node
 //     and firing every eviction at once.
 //
@@ -42,7 +47,8 @@
 // median over the rounds: ratio_cordon to the floor's cordon p99,
 // ratio_best_strategy to the fastest drain strategy run (floor, paced,
 // limit, nth; those that lost no pod first), ratio_lower_bound to the
-// first-principles figure. Times are percentiles over every node of every
+// first-principles figure, ratio_cordon_2q to floor-2q's cordon p99.
+// Times are percentiles over every node of every
 // round; "inf" when the percentile falls on a node never reached, "-" when
 // the run did not take place. -chart names the SVG of the last round's
 // share of nodes cordoned and drained over time.
@@ -103,7 +109,7 @@ func run() error {
 	flag.StringVar(&o.flowControl, "flowcontrol", "deploy/flowcontrol.yaml", "Drainpipe's flow-control manifest")
 	flag.IntVar(&o.memoryMB, "memory", 0, "the function's memory in MB, for the bill; 0: the stack's default (infra/stack/props.go)")
 	flag.StringVar(&o.chart, "chart", "dist/bench-wave.svg", "where to write the chart; empty: none")
-	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor,paced", "which runs, in order, reversed every other round (also: floor-inproc, limit)")
+	flag.StringVar(&o.peers, "peers", "drainpipe,drainpipe-nofc,nth,floor,paced", "which runs, in order, reversed every other round (also: floor-inproc, floor-2q, limit)")
 	flag.StringVar(&o.env, "env", "", "more DRAINPIPE_* settings for Drainpipe's runs, comma-separated (e.g. DRAINPIPE_KUBE_EVENTS=false)")
 	flag.BoolVar(&o.verbose, "v", false, "print the bootstraps' logs")
 	flag.IntVar(&o.rounds, "rounds", 1, "run the peers this many times, alternating their order; the verdict pools every round's nodes and takes the median of its ratios")

@@ -42,7 +42,7 @@ func lastLine(rounds []map[string]*result) (string, bool) {
 		"lost_pods=%d floor_lost_pods=%d spot_lost_pods=%d paced_spot_lost_pods=%d spot_deleted_pods=%d paced_spot_deleted_pods=%d hook_deleted_pods=%d "+
 		"budget_violations=%d paced_budget_violations=%d "+
 		"spot_graceful_p99=%s paced_spot_graceful_p99=%s hook_drained_p99=%s paced_hook_drained_p99=%s "+
-		"cordon_seen_p99=%s floor_cordon_seen_p99=%s",
+		"cordon_seen_p99=%s floor_cordon_seen_p99=%s floor2q_cordon_p99=%s ratio_cordon_2q=%s",
 		dp.targets, dp.runs, p99("drainpipe", cordoned), p99("drainpipe", drained), p99("nth", drained), p99("floor", cordoned), p99("floor", drained),
 		p99("paced", drained), spreadOf(rs.best), spreadOf(rs.lowerBound),
 		spreadOf(rs.nth), spreadOf(rs.cordon), spreadOf(rs.bestRatio), spreadOf(rs.lowerRatio), dp.apf, nofc.apf,
@@ -52,7 +52,7 @@ func lastLine(rounds []map[string]*result) (string, bool) {
 		dp.lost, fl.lost, dp.outcome.spotLost, pc.outcome.spotLost, dp.outcome.spotDeleted, pc.outcome.spotDeleted, dp.outcome.hookDeleted,
 		dp.outcome.spotDeleted+dp.outcome.hookDeleted, pc.outcome.spotDeleted+pc.outcome.hookDeleted,
 		p99("drainpipe", spot), p99("paced", spot), p99("drainpipe", hook), p99("paced", hook),
-		p99("drainpipe", seen), p99("floor", seen)), true
+		p99("drainpipe", seen), p99("floor", seen), p99("floor-2q", cordoned), spreadOf(rs.cordon2q)), true
 }
 
 // medianP99 is the median over the rounds peer ran of each round's p99 of

@@ -24,6 +24,9 @@ type roundRatios struct {
 	bestName                    string
 	cordon, bestRatio, lower    float64
 	nth                         float64
+	// cordon2qRef is floor-2q's cordon p99, cordon2q Drainpipe's to it.
+	cordon2qRef time.Duration
+	cordon2q    float64
 }
 
 // ratiosOf computes a round's ratios; false unless drainpipe ran.
@@ -35,7 +38,10 @@ type roundRatios struct {
 //   - lower bound: to the floor's first-principles figure (its measured
 //     cordons, then the budgets' replacement cycles, each no sooner than
 //     the measured replacement rate allows). No drain can beat it;
-//   - nth: the NTH-style peer's drained p99 to Drainpipe's.
+//   - nth: the NTH-style peer's drained p99 to Drainpipe's;
+//   - cordon 2q: to floor-2q's cordon p99, the floor through Drainpipe's
+//     two queues (each notice cordoned from both): what cordoning a wave
+//     wider than the work queue within its first second costs any handler.
 func ratiosOf(res map[string]*result) (roundRatios, bool) {
 	dp := res["drainpipe"]
 	if dp == nil {
@@ -67,6 +73,10 @@ func ratiosOf(res map[string]*result) (roundRatios, bool) {
 	if nt := res["nth"]; nt != nil {
 		rr.nth = ratio(nt.drainedP99, dp.drainedP99)
 	}
+	if f2 := res["floor-2q"]; f2 != nil && f2.cordonP99 > 0 && f2.cordonP99 != never {
+		rr.cordon2qRef = f2.cordonP99
+		rr.cordon2q = ratio(dp.cordonP99, f2.cordonP99)
+	}
 	return rr, true
 }
 
@@ -78,6 +88,7 @@ type ratioSeries struct {
 	best, lowerBound                   []float64
 	bestNames                          []string
 	cordon, bestRatio, lowerRatio, nth []float64
+	cordon2qRef, cordon2q              []float64
 }
 
 func roundsRatios(rounds []map[string]*result) ratioSeries {
@@ -105,6 +116,10 @@ func roundsRatios(rounds []map[string]*result) ratioSeries {
 		if rr.nth > 0 {
 			s.nth = append(s.nth, rr.nth)
 		}
+		if rr.cordon2qRef > 0 {
+			s.cordon2qRef = append(s.cordon2qRef, secs(rr.cordon2qRef))
+			s.cordon2q = append(s.cordon2q, rr.cordon2q)
+		}
 	}
 	return s
 }
@@ -121,13 +136,13 @@ func roundsLine(rounds []map[string]*result, orders [][]string) (string, bool) {
 		ord = append(ord, strings.Join(o, ">"))
 	}
 	line := fmt.Sprintf("bench rounds=%d: orders=%s cordon_p99s=%s floor_cordon_p99s=%s drained_p99s=%s best_strategies=%s best_drained_p99s=%s fp_drained_p99s=%s "+
-		"ratio_cordons=%s ratio_best_strategies=%s ratio_lower_bounds=%s",
+		"ratio_cordons=%s ratio_best_strategies=%s ratio_lower_bounds=%s floor2q_cordon_p99s=%s ratio_cordon_2qs=%s",
 		len(s.dpCordon), strings.Join(ord, ","), joined(s.dpCordon), joined(s.cordonRef), joined(s.dpDrained), orDash(strings.Join(s.bestNames, ",")),
-		joined(s.best), joined(s.lowerBound), joined(s.cordon), joined(s.bestRatio), joined(s.lowerRatio))
+		joined(s.best), joined(s.lowerBound), joined(s.cordon), joined(s.bestRatio), joined(s.lowerRatio), joined(s.cordon2qRef), joined(s.cordon2q))
 	for _, r := range []struct {
 		name string
 		v    []float64
-	}{{"ratio_cordon", s.cordon}, {"ratio_best_strategy", s.bestRatio}, {"ratio_lower_bound", s.lowerRatio}} {
+	}{{"ratio_cordon", s.cordon}, {"ratio_best_strategy", s.bestRatio}, {"ratio_lower_bound", s.lowerRatio}, {"ratio_cordon_2q", s.cordon2q}} {
 		sp := spreadOf(r.v)
 		if !sp.ok {
 			line += fmt.Sprintf(" %s_median=- %[1]s_min=- %[1]s_max=-", r.name)

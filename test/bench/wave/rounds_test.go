@@ -102,3 +102,39 @@ func TestPoolTakesEveryRoundsNodes(t *testing.T) {
 		t.Error("a pool of a peer that never ran")
 	}
 }
+
+// TestCordonToTheFloorThroughTwoQueues: floor-2q, the floor deployed
+// with Drainpipe's cordon queue, is a second cordon reference with its
+// own ratio on the rounds line and the last line; it is neither the
+// floor's reference nor a drain strategy, and it leaves ratio_cordon to
+// the floor alone.
+func TestCordonToTheFloorThroughTwoQueues(t *testing.T) {
+	ms := time.Millisecond
+	round := func(dp, fl, f2 time.Duration) map[string]*result {
+		return map[string]*result{
+			"drainpipe": {cordonP99: dp, drainedP99: 50 * time.Second, cordoned: []time.Duration{dp}},
+			"floor":     {cordonP99: fl, drainedP99: 40 * time.Second, firstPrinciples: 10 * time.Second, cordoned: []time.Duration{fl}},
+			"floor-2q":  {cordonP99: f2, drainedP99: time.Second, cordonOnly: true, cordoned: []time.Duration{f2}},
+		}
+	}
+	rounds := []map[string]*result{round(400*ms, 200*ms, 320*ms), round(300*ms, 150*ms, 200*ms), round(500*ms, 250*ms, 250*ms)}
+	rr, _ := ratiosOf(rounds[0])
+	if rr.cordonRef != 200*ms || math.Abs(rr.cordon-2) > 1e-9 || rr.bestName != "floor" {
+		t.Errorf("floor-2q changed the floor's ratios: cordon %v to %v, best %s; want 2 to 200ms, floor", rr.cordon, rr.cordonRef, rr.bestName)
+	}
+	if rr.cordon2qRef != 320*ms || math.Abs(rr.cordon2q-1.25) > 1e-9 {
+		t.Errorf("cordon 2q %v to %v, want 1.25 to 320ms", rr.cordon2q, rr.cordon2qRef)
+	}
+	line, _ := roundsLine(rounds, [][]string{{"drainpipe"}, {"drainpipe"}, {"drainpipe"}})
+	for _, want := range []string{"floor2q_cordon_p99s=0.32,0.20,0.25 ", "ratio_cordon_2qs=1.25,1.50,2.00", "ratio_cordon_2q_median=1.50"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("rounds line lacks %q:\n%s", want, line)
+		}
+	}
+	last, _ := lastLine(rounds)
+	for _, want := range []string{"floor2q_cordon_p99=0.25 ", "ratio_cordon_2q=1.50"} {
+		if !strings.Contains(last+" ", want) {
+			t.Errorf("last line lacks %q:\n%s", want, last)
+		}
+	}
+}

@@ -32,6 +32,7 @@ var peers = map[string]struct {
 	"nth":            {true, []string{"service-accounts"}},
 	"floor":          {true, drainpipeSchemas},
 	"floor-inproc":   {true, drainpipeSchemas},
+	"floor-2q":       {true, drainpipeSchemas},
 	"paced":          {true, drainpipeSchemas},
 	"limit":          {true, []string{"exempt"}},
 }
@@ -43,7 +44,7 @@ var drainpipeSchemas = []string{"drainpipe-nodes", "drainpipe"}
 func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*result, error) {
 	how, ok := peers[peer]
 	if !ok {
-		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, floor-inproc, paced, limit)", peer)
+		return nil, fmt.Errorf("unknown peer %q (drainpipe, drainpipe-nofc, nth, floor, floor-inproc, floor-2q, paced, limit)", peer)
 	}
 	began := time.Now()
 	auditDir, err := os.MkdirTemp("", "bench-wave-audit-")
@@ -150,12 +151,15 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		}
 		queues, dlq, stop = dp.Queues(), dp.DLQ, dp.Stop
 		defer r.bill(o.memoryMB, dp.Mapping, dp.CordonMapping) // after awsCalls
-	case "floor", "floor-inproc":
+	case "floor", "floor-inproc", "floor-2q":
 		// One queue with as many environments as Drainpipe's two: its
 		// batches cordon and end at once, so it needs no second one.
 		fn := fleet.Function{Cluster: f.Spec.Cluster, BatchSize: o.batch, BatchWindow: o.window,
 			MaxConcurrency: o.concurrency + max(0, o.cordonConcurrency), CordonConcurrency: -1, Timeout: o.timeout}
-		if peer == "floor" { // a real bootstrap: the cold start every serverless handler has
+		if peer == "floor-2q" { // Drainpipe's two queues: every notice cordoned twice
+			fn.MaxConcurrency, fn.CordonConcurrency = o.concurrency, o.cordonConcurrency
+		}
+		if peer != "floor-inproc" { // a real bootstrap: the cold start every serverless handler has
 			if fn.Bootstrap, fn.Kubeconfig, err = floorBootstrap(ctx, sb); err != nil {
 				return nil, err
 			}
@@ -173,7 +177,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 			return nil, err
 		}
 		queues, dlq, stop = dp.Queues(), dp.DLQ, dp.Stop
-		defer r.bill(o.memoryMB, dp.Mapping) // after awsCalls
+		defer r.bill(o.memoryMB, dp.Mapping, dp.CordonMapping) // after awsCalls
 	case "nth":
 		queue, nthDLQ, err := fleet.Queues(fake, o.timeout, 5)
 		if err != nil {
@@ -240,6 +244,9 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 				waitErr = obs.WaitDrained(rctx)
 			}
 		}
+	} else if peer == "floor-2q" { // a cordon reference only
+		r.cordonOnly = true
+		waitErr = waitCordoned(rctx, obs)
 	} else {
 		waitErr = obs.WaitDrained(rctx)
 	}
@@ -310,7 +317,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		r.cost.kube -= r.neighbour.requests
 	}
 	r.cost.ec2, r.cost.asg, r.cost.sqs = awsCalls(fake)
-	r.cost.cordonOnly = isFloor(peer)
+	r.cost.cordonOnly = isFloor(peer) || peer == "floor-2q"
 	if isFloor(peer) {
 		r.floor(loads)
 	}
