@@ -268,3 +268,15 @@ func (p *Pace) serveLocked(now time.Time) time.Time {
 		p.waiting.serve()
 	}
 }
+
+// Crowded reports whether the instance drains alongside others: more
+// than one node of its own at once (a batch's), or other instances'
+// drains under way when it last looked (see crowd); false for nil.
+func (p *Pace) Crowded() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.share.crowded || len(p.nodes) > 1
+}

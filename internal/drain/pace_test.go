@@ -266,3 +266,37 @@ func TestPaceRefusalsWaitBehindFreePods(t *testing.T) {
 		}
 	}
 }
+
+// Crowded says what the instance last saw of other drains, for the
+// events a wave's drains leave out (internal/kevents).
+func TestPaceCrowded(t *testing.T) {
+	var none *Pace
+	if none.Crowded() {
+		t.Error("a nil pace crowded")
+	}
+	p := NewPace(200, 10)
+	if p.Crowded() {
+		t.Error("a new pace crowded before it looked")
+	}
+	p.crowd(true)
+	if !p.Crowded() {
+		t.Error("not crowded after others were seen draining")
+	}
+	p.crowd(false)
+	if p.Crowded() {
+		t.Error("still crowded after the others finished")
+	}
+	one := p.drainingNode("a")
+	if p.Crowded() {
+		t.Error("crowded by a lone drain")
+	}
+	two := p.drainingNode("b")
+	if !p.Crowded() {
+		t.Error("not crowded by two drains of the instance's own")
+	}
+	two()
+	one()
+	if p.Crowded() {
+		t.Error("still crowded after the instance's drains ended")
+	}
+}

@@ -31,6 +31,9 @@ type Options struct {
 	// drain at once must not fill the API server's queues. The wait
 	// counts in Timeout.
 	Pace *drain.Pace
+	// Crowded reports whether other instances' drains are under way
+	// (see fold.go); Pace.Crowded by default.
+	Crowded func() bool
 	// OnError observes every failed write (metrics); it must be quick.
 	OnError func(error)
 	Log     *slog.Logger
@@ -54,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.OnError == nil {
 		o.OnError = func(error) {}
+	}
+	if o.Crowded == nil {
+		o.Crowded = o.Pace.Crowded
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -125,7 +131,7 @@ func (w wrapped) Run(ctx context.Context, req drain.Request) (drain.Report, erro
 		}
 		s.start()
 		if typ, reason, msg, ok := outcome(req, rep); ok {
-			s.node(typ, reason, msg)
+			s.node(typ, reason, msg+s.foldedNote(rep))
 		}
 	}
 	return rep, err
@@ -144,6 +150,9 @@ func (r *Recorder) Observe(e drain.Event) {
 	ref := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: name, UID: types.UID(e.PodUID)}
 	switch e.Type {
 	case drain.EventEvicted:
+		if s.fold() {
+			return
+		}
 		s.pod(ref, corev1.EventTypeNormal, Reason(s.req.Kind), evictedMessage(s.req, e))
 	case drain.EventBlocked:
 		s.pod(ref, corev1.EventTypeWarning, ReasonDrainBlocked,
@@ -173,6 +182,7 @@ type session struct {
 	mu      sync.Mutex
 	pods    int
 	dropped int
+	folded  int // Evicted pod events left out (fold)
 }
 
 // session returns the run on node, nil when none.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -123,8 +125,16 @@ func TestObservabilitySpotDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(podEvents.Items) != len(pods) {
-		t.Errorf("%d pod events, want one per evicted pod (%d)", len(podEvents.Items), len(pods))
+	// A drain racing a deadline alongside others (drains of earlier tests
+	// still held in the shared sandbox) leaves its pod events out and says
+	// how many in its node's Drained event.
+	var leftOut int
+	if m := regexp.MustCompile(`\((\d+) of their own events left out`).FindStringSubmatch(evs["Drained"].Message); m != nil {
+		leftOut, _ = strconv.Atoi(m[1])
+	}
+	if len(podEvents.Items)+leftOut != len(pods) {
+		t.Errorf("%d pod events and %d left out (%q), want one per evicted pod (%d)", len(podEvents.Items), leftOut,
+			evs["Drained"].Message, len(pods))
 	}
 
 	for _, r := range l.rt.Records() {
