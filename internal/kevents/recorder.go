@@ -31,8 +31,9 @@ type Options struct {
 	// drain at once must not fill the API server's queues. The wait
 	// counts in Timeout.
 	Pace *drain.Pace
-	// Crowded reports whether other instances' drains are under way
-	// (see fold.go); Pace.Crowded by default.
+	// Crowded reports whether the drains run alongside others, the
+	// instance's own or other instances' (see fold.go); Pace.Crowded by
+	// default.
 	Crowded func() bool
 	// OnError observes every failed write (metrics); it must be quick.
 	OnError func(error)

@@ -48,9 +48,9 @@
 // ratio_best_strategy to the fastest drain strategy run (floor, paced,
 // limit, nth; those that lost no pod first), ratio_lower_bound to the
 // first-principles figure, ratio_cordon_2q to floor-2q's cordon p99.
-// Times are percentiles over every node of every
-// round; "inf" when the percentile falls on a node never reached, "-" when
-// the run did not take place. -chart names the SVG of the last round's
+// Times are percentiles over every node of every round; "inf" when the
+// percentile falls on a node never reached, "-" when the run did not take
+// place. -chart names the SVG of the last round's
 // share of nodes cordoned and drained over time.
 package main
 

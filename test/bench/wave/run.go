@@ -237,16 +237,13 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		startStrategy(rctx, sb, admin, f, peer, r.rate)
 	}
 	var waitErr error
-	if isFloor(peer) {
-		r.cordonOnly = !o.floorDrain
-		if waitErr = waitCordoned(rctx, obs); waitErr == nil && o.floorDrain {
+	if cordons(peer) {
+		r.cordonOnly = peer == "floor-2q" || !o.floorDrain // floor-2q is a cordon reference only
+		if waitErr = waitCordoned(rctx, obs); waitErr == nil && !r.cordonOnly {
 			if waitErr = drainBest(rctx, admin, f); waitErr == nil {
 				waitErr = obs.WaitDrained(rctx)
 			}
 		}
-	} else if peer == "floor-2q" { // a cordon reference only
-		r.cordonOnly = true
-		waitErr = waitCordoned(rctx, obs)
 	} else {
 		waitErr = obs.WaitDrained(rctx)
 	}
@@ -317,7 +314,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		r.cost.kube -= r.neighbour.requests
 	}
 	r.cost.ec2, r.cost.asg, r.cost.sqs = awsCalls(fake)
-	r.cost.cordonOnly = isFloor(peer) || peer == "floor-2q"
+	r.cost.cordonOnly = cordons(peer)
 	if isFloor(peer) {
 		r.floor(loads)
 	}
@@ -348,6 +345,10 @@ func settings(env string) []string {
 }
 
 func isFloor(peer string) bool { return peer == "floor" || peer == "floor-inproc" }
+
+// cordons reports a run whose handler only cordons: the floor's (which
+// may drain after, by another client) and floor-2q.
+func cordons(peer string) bool { return isFloor(peer) || peer == "floor-2q" }
 
 // floorBootstrap builds the floor's Lambda bootstrap into the sandbox's
 // directory, with Drainpipe's identity's kubeconfig for it.
