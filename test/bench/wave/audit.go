@@ -40,11 +40,15 @@ rules:
   - level: None
 `
 
-// auditFlags writes the policy into dir and returns the API server's
-// flags for it and the log's path.
-func auditFlags(dir string) (flags []string, log string, err error) {
-	policy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+// auditFlags writes the policy into dir (with every request logged when
+// all: requestsPolicy) and returns the API server's flags for it and the
+// log's path.
+func auditFlags(dir string, all bool) (flags []string, log string, err error) {
+	policy, text := filepath.Join(dir, "audit-policy.yaml"), auditPolicy
+	if all {
+		text = requestsPolicy()
+	}
+	if err := os.WriteFile(policy, []byte(text), 0o600); err != nil {
 		return nil, "", fmt.Errorf("writing the audit policy: %w", err)
 	}
 	log = filepath.Join(dir, "audit.log")
@@ -56,7 +60,10 @@ func auditFlags(dir string) (flags []string, log string, err error) {
 
 // auditEvent is what cordonCommits reads of an audit event.
 type auditEvent struct {
-	Verb             string `json:"verb"`
+	Verb string `json:"verb"`
+	User struct {
+		Username string `json:"username"`
+	} `json:"user"`
 	ImpersonatedUser *struct {
 		Username string `json:"username"`
 	} `json:"impersonatedUser"`

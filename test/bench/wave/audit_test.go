@@ -61,7 +61,7 @@ func TestCordonCommitsTakeTheFirstWriteThatCordons(t *testing.T) {
 // clients speak) is logged with its answer and timed; a status write and
 // a write to another node are not taken for it.
 func TestAuditTimesACordonOnTheAPIServer(t *testing.T) {
-	flags, log, err := auditFlags(t.TempDir())
+	flags, log, err := auditFlags(t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,27 +104,9 @@ func TestAuditTimesACordonOnTheAPIServer(t *testing.T) {
 // evicts, one the admin deletes (a reclaim, a kubelet) and a pod off the
 // target nodes do not.
 func TestAuditCountsDeletesPastABudget(t *testing.T) {
-	flags, log, err := auditFlags(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb := sandbox.StartForTest(t, sandbox.Options{APIServerFlags: flags})
-	admin, err := kubernetes.NewForConfig(sb.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin, dp, log := auditedFleet(t, false)
 	ctx := t.Context()
-	if err := fleet.ApplyRBAC(ctx, admin, "../../../deploy/rbac.yaml"); err != nil {
-		t.Fatal(err)
-	}
-	dp, err := kubernetes.NewForConfig(fleet.DrainpipeUser.Config(sb.RESTConfig()))
-	if err != nil {
-		t.Fatal(err)
-	}
 	const ns = "fleet"
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	names := []string{"deleted", "evicted", "reclaimed", "elsewhere"}
 	for _, name := range names {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
@@ -155,4 +137,30 @@ func TestAuditCountsDeletesPastABudget(t *testing.T) {
 	if len(got) != 1 || got["n1"] != 1 {
 		t.Errorf("deleted past a budget = %v, want n1:1 (the handler's delete only)", got)
 	}
+}
+
+// auditedFleet starts a sandbox under the audit policy (all: requests
+// logged too), applies Drainpipe's RBAC and creates namespace fleet; it
+// returns the admin's client, one as Drainpipe and the log's path.
+func auditedFleet(t *testing.T, all bool) (admin, dp kubernetes.Interface, log string) {
+	t.Helper()
+	flags, log, err := auditFlags(t.TempDir(), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := sandbox.StartForTest(t, sandbox.Options{APIServerFlags: flags})
+	if admin, err = kubernetes.NewForConfig(sb.RESTConfig()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := fleet.ApplyRBAC(ctx, admin, "../../../deploy/rbac.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if dp, err = kubernetes.NewForConfig(fleet.DrainpipeUser.Config(sb.RESTConfig())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return admin, dp, log
 }

@@ -34,7 +34,9 @@
 //     and firing every eviction at once.
 //
 // The peers run in the order given, reversed every other round (-rounds).
-// Per run a summary; then per peer a line pooling every round's nodes
+// Per run a summary (with -requests, before it, the line "bench requests
+// <peer>:": the wave's API requests by identity and the handler's by
+// call); then per peer a line pooling every round's nodes
 // (pooledLine: per deadline class, Spot and hook, the graceful or drained
 // percentiles, pods lost at the deadline and pods deleted past a budget);
 // then every round's references and ratios with their median, minimum and
@@ -82,6 +84,7 @@ type options struct {
 	reclaim                bool // Spot instances go at their deadline (fleet.Reclaim)
 	rounds                 int  // the peers run this many times (roundsLine)
 	floorDrain             bool // the floor drains after its cordons, as an exempt admin (drainBest)
+	requests               bool // log and count every request of the wave (requests.go)
 }
 
 func main() {
@@ -116,6 +119,8 @@ func run() error {
 	flag.BoolVar(&o.floorDrain, "floor-drain", true, "after its cordons the floor drains as an exempt admin (APF's exempt level, no client-side limit), "+
 		"which loads the machine the other runs share; false: it cordons only, and neither its drain nor the best strategy counts it")
 	flag.BoolVar(&o.reclaim, "reclaim", true, "take each Spot instance back at its deadline, its pods with it, as EC2 does")
+	flag.BoolVar(&o.requests, "requests", false, "audit every request of the wave (not leases, node or pod status) and print who made them (bench requests <peer>:); "+
+		"the audit slows the API server, so the run's times compare with no run without it")
 	flag.Parse()
 	if o.memoryMB == 0 {
 		var err error

@@ -37,6 +37,16 @@ var peers = map[string]struct {
 	"limit":          {true, []string{"exempt"}},
 }
 
+// handlerOf is the identity a peer's requests come as: Drainpipe's and
+// the references' within its identity as user drainpipe (the floor's
+// drain and the limit act as the sandbox's admin, itemised as its own).
+func handlerOf(peer string) string {
+	if peer == "nth" {
+		return fleet.NTHUser.User
+	}
+	return fleet.DrainpipeUser.User
+}
+
 // drainpipeSchemas are deploy/flowcontrol.yaml's FlowSchemas.
 var drainpipeSchemas = []string{"drainpipe-nodes", "drainpipe"}
 
@@ -52,7 +62,7 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 		return nil, err
 	}
 	defer os.RemoveAll(auditDir)
-	flags, auditLog, err := auditFlags(auditDir)
+	flags, auditLog, err := auditFlags(auditDir, o.requests)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +271,13 @@ func runOne(ctx context.Context, log *slog.Logger, o options, peer string) (*res
 	}
 	if err := halt(); err != nil {
 		return nil, err
+	}
+	if o.requests {
+		rc, err := waveRequests(auditLog, sent, time.Now(), handlerOf(peer))
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("bench requests %s: %s\n", peer, rc)
 	}
 	targets := map[string]bool{}
 	for _, n := range f.Targets() {
