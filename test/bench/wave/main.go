@@ -35,8 +35,8 @@
 //
 // The peers run in the order given, reversed every other round (-rounds).
 // Per run a summary (with -requests, before it, the line "bench requests
-// <peer>:": the wave's API requests by identity and the handler's by
-// call); then per peer a line pooling every round's nodes
+// <peer>:": the wave's API requests by identity, the handler's and the
+// control plane's by call); then per peer a line pooling every round's nodes
 // (pooledLine: per deadline class, Spot and hook, the graceful or drained
 // percentiles, pods lost at the deadline and pods deleted past a budget);
 // then every round's references and ratios with their median, minimum and

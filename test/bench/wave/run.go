@@ -37,9 +37,10 @@ var peers = map[string]struct {
 	"limit":          {true, []string{"exempt"}},
 }
 
-// handlerOf is the identity a peer's requests come as: Drainpipe's and
-// the references' within its identity as user drainpipe (the floor's
-// drain and the limit act as the sandbox's admin, itemised as its own).
+// handlerOf is the identity whose calls a peer's requests line itemises:
+// NTH's service account for nth, user drainpipe for the others (the
+// floor's drain and the limit act as the sandbox's admin and are counted
+// under its name, not itemised).
 func handlerOf(peer string) string {
 	if peer == "nth" {
 		return fleet.NTHUser.User
