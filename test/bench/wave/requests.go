@@ -41,6 +41,7 @@ type requestCounts struct {
 	byCall     map[string]int // the handler's: "verb resource[/subresource] code"
 	cpCalls    map[string]int // the control plane's: "identity verb resource[/subresource]"
 	granted    int            // evictions answered 2xx, anyone's
+	evictions  int            // the handler's evictions, whatever the answer
 }
 
 // waveRequests counts the requests of the log at path answered from start
@@ -60,11 +61,15 @@ func waveRequests(path string, start, end time.Time, handler string) (requestCou
 		if ev.ObjectRef.Subresource != "" {
 			res += "/" + ev.ObjectRef.Subresource
 		}
-		if res == "pods/eviction" && ev.ok() {
+		eviction := res == "pods/eviction"
+		if eviction && ev.ok() {
 			rc.granted++
 		}
 		switch {
 		case who == handler:
+			if eviction {
+				rc.evictions++
+			}
 			rc.byCall[fmt.Sprintf("%s %s %d", ev.Verb, res, ev.ResponseStatus.Code)]++
 		case slices.Contains(controlPlane, who):
 			rc.cpCalls[fmt.Sprintf("%s %s %s", strings.TrimPrefix(who, "system:"), ev.Verb, res)]++
@@ -100,14 +105,8 @@ func (rc requestCounts) String() string {
 		}
 		return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 	}
-	evictions := 0
-	for call, n := range rc.byCall {
-		if strings.HasPrefix(call, "create pods/eviction ") {
-			evictions += n
-		}
-	}
 	return fmt.Sprintf("requests=%d granted_evictions=%d handler=%d (%s, %s a granted eviction; beyond its evictions %d, %s) control_plane=%d (%s, %s a granted eviction) by identity: %s; handler's calls: %s; control plane's: %s",
-		total, rc.granted, handler, share(handler), per(handler), handler-evictions, share(handler-evictions),
+		total, rc.granted, handler, share(handler), per(handler), handler-rc.evictions, share(handler-rc.evictions),
 		cp, share(cp), per(cp), mostFirst(rc.byIdentity, 0), mostFirst(rc.byCall, 0), mostFirst(rc.cpCalls, 8))
 }
 
